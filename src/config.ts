@@ -1,0 +1,138 @@
+import { z } from 'zod';
+
+/**
+ * Every setting Parley reads, parsed once from the environment. Names are `PARLEY_*` plus the
+ * ecosystem's own (`PORT`, `REDIS_URL`, `OPENAI_*`, `LIVEKIT_*`, `MODELS_DIR`, `NODE_ENV`).
+ * The README's configuration table mirrors this schema; keep them in step.
+ */
+
+const optionalString = z
+  .string()
+  .trim()
+  .transform((v) => (v === '' ? undefined : v))
+  .optional();
+
+const optionalUrl = (protocols: string[]) =>
+  optionalString.refine(
+    (v) => {
+      if (v === undefined) return true;
+      try {
+        return protocols.includes(new URL(v).protocol);
+      } catch {
+        return false;
+      }
+    },
+    { message: `must be a URL (${protocols.join(' or ')})` },
+  );
+
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+export const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  PORT: int(0, 65535).default(8080),
+  PARLEY_HOST: z.string().default('0.0.0.0'),
+  PARLEY_PUBLIC_URL: optionalUrl(['http:', 'https:']),
+  PARLEY_ADMIN_API_KEY: optionalString.refine((v) => v === undefined || v.length >= 16, {
+    message: 'must be at least 16 characters',
+  }),
+  PARLEY_DATA_DIR: z.string().default('./data'),
+  REDIS_URL: optionalUrl(['redis:', 'rediss:']),
+  PARLEY_REDIS_PREFIX: z
+    .string()
+    .regex(/^[a-z0-9_-]+$/i, 'letters, digits, _ and - only')
+    .default('parley'),
+  PARLEY_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  PARLEY_JSON_LIMIT_BYTES: int(1024, 64 * 1024 * 1024).default(1024 * 1024),
+  PARLEY_TRUST_PROXY: bool.default(false),
+  PARLEY_SHUTDOWN_TIMEOUT_MS: int(0, 600_000).default(15_000),
+  PARLEY_RATE_LIMIT_RPM: int(1, 1_000_000).default(60),
+  PARLEY_RATE_LIMIT_BURST: int(1, 1_000_000).default(10),
+  PARLEY_ESPEAK_BIN: z.string().default('espeak-ng'),
+  MODELS_DIR: z.string().default('./models'),
+  OPENAI_API_KEY: optionalString,
+  OPENAI_BASE_URL: optionalUrl(['http:', 'https:']),
+  LIVEKIT_URL: optionalUrl(['ws:', 'wss:', 'http:', 'https:']),
+  LIVEKIT_API_KEY: optionalString,
+  LIVEKIT_API_SECRET: optionalString,
+});
+
+export type Env = z.input<typeof envSchema>;
+
+export interface Config {
+  readonly env: 'development' | 'production' | 'test';
+  readonly port: number;
+  readonly host: string;
+  readonly publicUrl: string | undefined;
+  /** Undefined only before main.ts has resolved or generated the key. */
+  readonly adminApiKey: string | undefined;
+  readonly dataDir: string;
+  readonly redisUrl: string | undefined;
+  readonly redisPrefix: string;
+  readonly logLevel: string;
+  readonly jsonLimitBytes: number;
+  readonly trustProxy: boolean;
+  readonly shutdownTimeoutMs: number;
+  readonly rateLimit: { readonly rpm: number; readonly burst: number };
+  readonly espeakBin: string;
+  readonly modelsDir: string;
+  readonly openai: { readonly apiKey: string | undefined; readonly baseUrl: string | undefined };
+  readonly livekit: {
+    readonly url: string | undefined;
+    readonly apiKey: string | undefined;
+    readonly apiSecret: string | undefined;
+  };
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses the environment; throws ConfigError with one readable line per bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => {
+      const name = String(issue.path[0] ?? '?');
+      const value = env[name];
+      const shown = value === undefined ? '' : ` (got ${JSON.stringify(name.includes('KEY') || name.includes('SECRET') ? '***' : value)})`;
+      return `${name}: ${issue.message}${shown}`;
+    });
+    throw new ConfigError(problems);
+  }
+  const e = parsed.data;
+  const livekitParts = [e.LIVEKIT_URL, e.LIVEKIT_API_KEY, e.LIVEKIT_API_SECRET];
+  if (livekitParts.some((v) => v !== undefined) && livekitParts.some((v) => v === undefined)) {
+    throw new ConfigError(['LIVEKIT_URL, LIVEKIT_API_KEY, LIVEKIT_API_SECRET: set all three or none']);
+  }
+  return Object.freeze({
+    env: e.NODE_ENV,
+    port: e.PORT,
+    host: e.PARLEY_HOST,
+    publicUrl: e.PARLEY_PUBLIC_URL,
+    adminApiKey: e.PARLEY_ADMIN_API_KEY,
+    dataDir: e.PARLEY_DATA_DIR,
+    redisUrl: e.REDIS_URL,
+    redisPrefix: e.PARLEY_REDIS_PREFIX,
+    logLevel: e.PARLEY_LOG_LEVEL,
+    jsonLimitBytes: e.PARLEY_JSON_LIMIT_BYTES,
+    trustProxy: e.PARLEY_TRUST_PROXY,
+    shutdownTimeoutMs: e.PARLEY_SHUTDOWN_TIMEOUT_MS,
+    rateLimit: Object.freeze({ rpm: e.PARLEY_RATE_LIMIT_RPM, burst: e.PARLEY_RATE_LIMIT_BURST }),
+    espeakBin: e.PARLEY_ESPEAK_BIN,
+    modelsDir: e.MODELS_DIR,
+    openai: Object.freeze({ apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL }),
+    livekit: Object.freeze({ url: e.LIVEKIT_URL, apiKey: e.LIVEKIT_API_KEY, apiSecret: e.LIVEKIT_API_SECRET }),
+  });
+}
+
+/** A copy of a config with some fields replaced; for main.ts (generated admin key) and tests. */
+export function withConfig(base: Config, patch: Partial<Config>): Config {
+  return Object.freeze({ ...base, ...patch });
+}

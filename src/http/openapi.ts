@@ -1,0 +1,22 @@
+import { createDocument } from 'zod-openapi';
+import { version } from '../version.js';
+import type { Area } from './areas.js';
+import { openApiPaths } from './route.js';
+
+/** OpenAPI 3.1, generated from the same zod schemas that validate requests. */
+export function buildOpenApi(areas: Area[]): ReturnType<typeof createDocument> {
+  const paths = Object.assign({}, ...areas.map((a) => openApiPaths(a.prefix, a.routes, { admin: a.admin })));
+  return createDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Parley',
+      version,
+      description:
+        'Self-hosted voice-agent service. Admin API under /admin/v1 (X-API-Key), SDK API under /sdk/v1 (agent_token in the body), public health endpoints.',
+    },
+    components: {
+      securitySchemes: { adminApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
+    },
+    paths,
+  });
+}

@@ -1,0 +1,136 @@
+import type Router from '@koa/router';
+import type {} from '@koa/bodyparser';
+import type { Context } from 'koa';
+import type { z } from 'zod';
+import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject, ZodOpenApiResponseObject } from 'zod-openapi';
+import { ValidationError, type FieldProblem } from '../errors.js';
+import { errorBodySchema } from './error-body.js';
+
+type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';
+type AnyObject = z.ZodObject;
+
+export interface RouteInput<P extends AnyObject | undefined, Q extends AnyObject | undefined, B extends z.ZodType | undefined> {
+  params: P extends AnyObject ? z.infer<P> : Record<string, never>;
+  query: Q extends AnyObject ? z.infer<Q> : Record<string, never>;
+  body: B extends z.ZodType ? z.infer<B> : undefined;
+}
+
+export interface RouteResponse {
+  status?: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/**
+ * One endpoint: its schemas validate the request and describe it in /openapi.json, so the document
+ * cannot drift from what the server accepts.
+ */
+export interface RouteDef<
+  P extends AnyObject | undefined = AnyObject | undefined,
+  Q extends AnyObject | undefined = AnyObject | undefined,
+  B extends z.ZodType | undefined = z.ZodType | undefined,
+> {
+  method: Method;
+  /** Koa-style path relative to the router's prefix, e.g. `/agents/:id`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  tag: string;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Successful responses by status. */
+  responses: Record<number, { description: string; schema?: z.ZodType; contentType?: string }>;
+  /** Error statuses this route can answer besides 400/401/500, for the document. */
+  errors?: number[];
+  handler: (ctx: Context, input: RouteInput<P, Q, B>) => Promise<RouteResponse> | RouteResponse;
+}
+
+export function defineRoute<
+  P extends AnyObject | undefined = undefined,
+  Q extends AnyObject | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+>(def: RouteDef<P, Q, B>): RouteDef {
+  return def as unknown as RouteDef;
+}
+
+function problems(location: string, error: z.ZodError): FieldProblem[] {
+  return error.issues.map((issue) => ({
+    path: [location, ...issue.path.map(String)].join('.'),
+    message: issue.message,
+  }));
+}
+
+/** Registers each route on the router with validation in front of its handler. */
+export function mountRoutes(router: Router, routes: RouteDef[]): void {
+  for (const route of routes) {
+    router[route.method](route.path, async (ctx) => {
+      const found: FieldProblem[] = [];
+      const parse = (schema: z.ZodType | undefined, value: unknown, location: string): unknown => {
+        if (schema === undefined) return location === 'body' ? undefined : {};
+        const result = schema.safeParse(value);
+        if (result.success) return result.data;
+        found.push(...problems(location, result.error));
+        return undefined;
+      };
+      const params = parse(route.params, ctx.params, 'params');
+      const query = parse(route.query, ctx.query, 'query');
+      const body = parse(route.body, route.body === undefined ? undefined : (ctx.request.body ?? {}), 'body');
+      if (found.length > 0) throw new ValidationError(found);
+      const result = await route.handler(ctx, { params, query, body } as RouteInput<AnyObject, AnyObject, z.ZodType>);
+      for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
+      ctx.status = result.status ?? 200;
+      if (result.body !== undefined) ctx.body = result.body;
+    });
+  }
+}
+
+const errorDescriptions: Record<number, string> = {
+  400: 'Validation failed; `details` lists every bad field',
+  401: 'Missing or invalid credentials',
+  404: 'Not found',
+  409: 'Conflict with the current state',
+  413: 'Body too large',
+  415: 'Unsupported media type',
+  429: 'Rate limit exceeded',
+  500: 'Internal error',
+  502: 'Upstream (language model or webhook) failed',
+  503: 'Unavailable',
+};
+
+/** The OpenAPI paths object for routes mounted under `prefix`. */
+export function openApiPaths(prefix: string, routes: RouteDef[], security: { admin: boolean }): ZodOpenApiPathsObject {
+  const paths: ZodOpenApiPathsObject = {};
+  for (const route of routes) {
+    const path = prefix + route.path.replace(/:([A-Za-z_]+)/g, '{$1}');
+    const statuses = new Set<number>([500, ...(route.errors ?? [])]);
+    if (route.params || route.query || route.body) statuses.add(400);
+    if (security.admin) statuses.add(401);
+    const responses: Record<`${1 | 2 | 3 | 4 | 5}${string}`, ZodOpenApiResponseObject> = {};
+    for (const [status, res] of Object.entries(route.responses)) {
+      responses[status as `2${string}`] =
+        res.schema === undefined
+          ? { description: res.description }
+          : { description: res.description, content: { [res.contentType ?? 'application/json']: { schema: res.schema } } };
+    }
+    for (const status of [...statuses].sort()) {
+      responses[`${status}` as `4${string}`] = {
+        description: errorDescriptions[status] ?? 'Error',
+        content: { 'application/json': { schema: errorBodySchema } },
+      };
+    }
+    const operation: ZodOpenApiOperationObject = {
+      operationId: route.operationId,
+      summary: route.summary,
+      tags: [route.tag],
+      responses,
+      ...(security.admin ? { security: [{ adminApiKey: [] }] } : {}),
+      ...(route.params || route.query
+        ? { requestParams: { ...(route.params ? { path: route.params } : {}), ...(route.query ? { query: route.query } : {}) } }
+        : {}),
+      ...(route.body ? { requestBody: { content: { 'application/json': { schema: route.body } } } } : {}),
+    };
+    paths[path] = { ...(paths[path] ?? {}), [route.method]: operation };
+  }
+  return paths;
+}

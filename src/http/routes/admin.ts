@@ -1,0 +1,24 @@
+import type { AppDeps } from '../app.js';
+import type { Area } from '../areas.js';
+import { agentRoutes } from './agents/agents.routes.js';
+import { conversationRoutes } from './conversations/conversations.routes.js';
+import { errorRoutes } from './errors/errors.routes.js';
+import { presetRoutes } from './presets/presets.routes.js';
+import { sessionRoutes } from './sessions/sessions.routes.js';
+
+/** Everything under /admin/v1 (X-API-Key). */
+export function adminAreas({ store, registry }: AppDeps): Area[] {
+  return [
+    {
+      prefix: '/admin/v1',
+      admin: true,
+      routes: [
+        ...agentRoutes(store),
+        ...presetRoutes(store, registry),
+        ...sessionRoutes(store),
+        ...conversationRoutes(store),
+        ...errorRoutes(store),
+      ],
+    },
+  ];
+}

@@ -1,0 +1,98 @@
+import { agentCreateSchema, agentPatchSchema, agentSchema, agentStatsSchema } from '../../../records/agent.js';
+import { pageSchema } from '../../../records/common.js';
+import type { Store } from '../../../store/store.js';
+import { defineRoute, type RouteDef } from '../../route.js';
+import { agentIdParams, listAgentsQuery } from './agents.schema.js';
+
+const tag = 'Agents';
+
+export function agentRoutes(store: Store): RouteDef[] {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/agents',
+      operationId: 'listAgents',
+      summary: 'List agents, newest first',
+      tag,
+      query: listAgentsQuery,
+      responses: { 200: { description: 'A page of agents', schema: pageSchema(agentSchema, 'AgentPage') } },
+      handler: async (_ctx, { query }) => {
+        const { limit, cursor, from, to, ...filter } = query;
+        return { body: await store.agents.list({ limit, cursor, from, to }, filter) };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/agents',
+      operationId: 'createAgent',
+      summary: 'Create an agent (its token is in the response)',
+      tag,
+      body: agentCreateSchema,
+      responses: { 201: { description: 'The new agent', schema: agentSchema } },
+      handler: async (ctx, { body }) => {
+        const agent = await store.agents.create(body);
+        ctx.set('Location', `/admin/v1/agents/${agent.id}`);
+        return { status: 201, body: agent };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/agents/:id',
+      operationId: 'getAgent',
+      summary: 'Get an agent',
+      tag,
+      params: agentIdParams,
+      errors: [404],
+      responses: { 200: { description: 'The agent', schema: agentSchema } },
+      handler: async (_ctx, { params }) => ({ body: await store.agents.get(params.id) }),
+    }),
+    defineRoute({
+      method: 'patch',
+      path: '/agents/:id',
+      operationId: 'updateAgent',
+      summary: 'Change some settings of an agent; fields left out keep their values',
+      tag,
+      params: agentIdParams,
+      body: agentPatchSchema,
+      errors: [404, 409],
+      responses: { 200: { description: 'The updated agent', schema: agentSchema } },
+      handler: async (_ctx, { params, body }) => ({ body: await store.agents.update(params.id, body) }),
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/agents/:id',
+      operationId: 'deleteAgent',
+      summary: 'Delete an agent: its token stops working at once; its sessions, conversations and errors stay as history',
+      tag,
+      params: agentIdParams,
+      errors: [404, 409],
+      responses: { 204: { description: 'Deleted' } },
+      handler: async (_ctx, { params }) => {
+        await store.agents.delete(params.id);
+        return { status: 204 };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/agents/:id/regenerate-token',
+      operationId: 'regenerateAgentToken',
+      summary: 'Issue a new agent token; the old one stops working at once',
+      tag,
+      params: agentIdParams,
+      errors: [404, 409],
+      responses: { 200: { description: 'The agent with its new token', schema: agentSchema } },
+      handler: async (_ctx, { params }) => ({ body: await store.agents.regenerateToken(params.id) }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/agents/:id/stats',
+      operationId: 'getAgentStats',
+      summary: 'Counters for an agent: sessions, messages, turns, errors, mean response time',
+      tag,
+      params: agentIdParams,
+      errors: [404],
+      responses: { 200: { description: 'Statistics', schema: agentStatsSchema } },
+      handler: async (_ctx, { params }) => ({ body: await store.agents.stats(params.id) }),
+    }),
+  ];
+}

@@ -1,0 +1,7 @@
+// PLACEHOLDER (owned by the records helper).
+import type { Store } from '../../../store/store.js';
+import type { RouteDef } from '../../route.js';
+
+export function conversationRoutes(_store: Store): RouteDef[] {
+  return [];
+}

@@ -1,0 +1,31 @@
+import { randomBytes } from 'node:crypto';
+import { ulid } from 'ulid';
+
+/** Record id prefixes (DESIGN.md): sortable by creation time, 80 random bits, unguessable. */
+export const idPrefixes = {
+  agent: 'agt',
+  preset: 'pre',
+  session: 'ses',
+  conversation: 'cnv',
+  message: 'msg',
+  error: 'err',
+  document: 'doc',
+  event: 'evt',
+} as const;
+
+export type IdKind = keyof typeof idPrefixes;
+
+export function newId(kind: IdKind, now: number = Date.now()): string {
+  return `${idPrefixes[kind]}_${ulid(now).toLowerCase()}`;
+}
+
+const idPattern = /^[a-z]{3}_[0-9a-hjkmnp-tv-z]{26}$/;
+
+export function isId(kind: IdKind, value: string): boolean {
+  return value.startsWith(idPrefixes[kind] + '_') && idPattern.test(value);
+}
+
+/** Agent tokens: `pat_` + 32 random bytes, base64url. */
+export function newAgentToken(): string {
+  return 'pat_' + randomBytes(32).toString('base64url');
+}

@@ -1,0 +1,133 @@
+/**
+ * Every provider Parley implements, by capability, with the models and voices it knows.
+ * `presets/available` and preset validation read this list; `/health/providers` probes it.
+ */
+
+export const capabilities = ['stt', 'llm', 'tts', 'embeddings'] as const;
+export type Capability = (typeof capabilities)[number];
+
+export interface ProviderInfo {
+  capability: Capability;
+  /** Name used in preset records. */
+  provider: string;
+  label: string;
+  /** `remote`: an OpenAI-compatible HTTP API; `local`: runs in this process; `binary`: a local program. */
+  kind: 'remote' | 'local' | 'binary';
+  /** Known models. For remote providers any model the server accepts is allowed; these are suggestions. */
+  models: string[];
+  defaultModel: string | null;
+  /** Voices for TTS providers; empty elsewhere. */
+  voices: string[];
+  defaultVoice: string | null;
+  /** Whether a preset may name a model outside `models` (true for OpenAI-compatible servers). */
+  anyModel: boolean;
+}
+
+const openaiVoices = ['alloy', 'ash', 'ballad', 'coral', 'echo', 'fable', 'nova', 'onyx', 'sage', 'shimmer'];
+
+export const providers: readonly ProviderInfo[] = [
+  {
+    capability: 'stt',
+    provider: 'openai',
+    label: 'OpenAI-compatible transcription (/v1/audio/transcriptions)',
+    kind: 'remote',
+    models: ['gpt-4o-mini-transcribe', 'gpt-4o-transcribe', 'whisper-1'],
+    defaultModel: 'gpt-4o-mini-transcribe',
+    voices: [],
+    defaultVoice: null,
+    anyModel: true,
+  },
+  {
+    capability: 'stt',
+    provider: 'local-whisper',
+    label: 'Whisper in-process (transformers.js, ONNX)',
+    kind: 'local',
+    models: ['Xenova/whisper-tiny.en', 'Xenova/whisper-base.en', 'Xenova/whisper-small'],
+    defaultModel: 'Xenova/whisper-tiny.en',
+    voices: [],
+    defaultVoice: null,
+    anyModel: false,
+  },
+  {
+    capability: 'llm',
+    provider: 'openai',
+    label: 'OpenAI-compatible chat completions (/v1/chat/completions)',
+    kind: 'remote',
+    models: ['gpt-4o-mini', 'gpt-4o', 'gpt-4.1-mini'],
+    defaultModel: 'gpt-4o-mini',
+    voices: [],
+    defaultVoice: null,
+    anyModel: true,
+  },
+  {
+    capability: 'tts',
+    provider: 'espeak',
+    label: 'espeak-ng (local program, zero download)',
+    kind: 'binary',
+    models: ['espeak-ng'],
+    defaultModel: 'espeak-ng',
+    voices: ['en', 'en-us', 'en-gb', 'de', 'es', 'fr', 'it', 'pt', 'nl', 'pl', 'ru', 'hi', 'ja', 'zh'],
+    defaultVoice: 'en-us',
+    anyModel: false,
+  },
+  {
+    capability: 'tts',
+    provider: 'openai',
+    label: 'OpenAI-compatible speech (/v1/audio/speech, streamed PCM)',
+    kind: 'remote',
+    models: ['gpt-4o-mini-tts', 'tts-1', 'tts-1-hd'],
+    defaultModel: 'gpt-4o-mini-tts',
+    voices: openaiVoices,
+    defaultVoice: 'alloy',
+    anyModel: true,
+  },
+  {
+    capability: 'tts',
+    provider: 'local-vits',
+    label: 'VITS / MMS-TTS in-process (transformers.js, ONNX)',
+    kind: 'local',
+    models: ['Xenova/mms-tts-eng'],
+    defaultModel: 'Xenova/mms-tts-eng',
+    voices: ['default'],
+    defaultVoice: 'default',
+    anyModel: false,
+  },
+  {
+    capability: 'embeddings',
+    provider: 'local',
+    label: 'Sentence embeddings in-process (transformers.js, ONNX, worker threads)',
+    kind: 'local',
+    models: ['Xenova/all-MiniLM-L6-v2'],
+    defaultModel: 'Xenova/all-MiniLM-L6-v2',
+    voices: [],
+    defaultVoice: null,
+    anyModel: false,
+  },
+  {
+    capability: 'embeddings',
+    provider: 'openai',
+    label: 'OpenAI-compatible embeddings (/v1/embeddings)',
+    kind: 'remote',
+    models: ['text-embedding-3-small', 'text-embedding-3-large'],
+    defaultModel: 'text-embedding-3-small',
+    voices: [],
+    defaultVoice: null,
+    anyModel: true,
+  },
+];
+
+export function findProvider(capability: Capability, provider: string): ProviderInfo | undefined {
+  return providers.find((p) => p.capability === capability && p.provider === provider);
+}
+
+export function providerNames(capability: Capability): string[] {
+  return providers.filter((p) => p.capability === capability).map((p) => p.provider);
+}
+
+/** The pipeline an agent without a preset uses: works with no download and no API key for TTS. */
+export const builtInPreset = {
+  stt: { provider: 'local-whisper', model: 'Xenova/whisper-tiny.en', language: null },
+  llm: { provider: 'openai', model: 'gpt-4o-mini', temperature: 0.7, max_tokens: 512 },
+  tts: { provider: 'espeak', model: 'espeak-ng', voice: 'en-us', speed: 1 },
+  embeddings: { provider: 'local', model: 'Xenova/all-MiniLM-L6-v2' },
+} as const;

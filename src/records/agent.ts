@@ -1,0 +1,118 @@
+import { z } from 'zod';
+import { httpUrlSchema, metadataSchema, timestampSchema } from './common.js';
+
+export const agentModes = ['enhanced', 'passthrough'] as const;
+
+/** Defaults for every setting an operator may leave out when creating an agent. */
+export const defaultAgentSettings = {
+  description: '',
+  mode: 'enhanced' as (typeof agentModes)[number],
+  preset_id: null as string | null,
+  system_prompt: 'You are a helpful voice assistant. Answer briefly and conversationally.',
+  greeting: null as string | null,
+  language: 'en',
+  webhook_url: null as string | null,
+  webhook_timeout_ms: 30_000,
+  events_url: null as string | null,
+  rag_enabled: false,
+  interruptions_enabled: true,
+  interruption_min_speech_ms: 300,
+  vad_threshold: 0.5,
+  min_silence_ms: 550,
+  prefix_padding_ms: 300,
+  max_utterance_ms: 30_000,
+  idle_timeout_ms: 120_000,
+  max_duration_ms: 1_800_000,
+  metadata: {} as Record<string, string | number | boolean | null>,
+};
+
+/** The settings an operator writes (create and patch); `webhook_api_key` is write-only. */
+export const agentSettingsShape = {
+  name: z.string().trim().min(1).max(200),
+  description: z.string().max(2000),
+  mode: z.enum(agentModes).meta({ description: '`enhanced`: Parley answers with its LLM. `passthrough`: the webhook answers.' }),
+  preset_id: z.string().nullable().meta({ description: 'Preset choosing STT, LLM, TTS and embedding providers; null uses the built-in default.' }),
+  system_prompt: z.string().max(20_000),
+  greeting: z.string().max(2000).nullable().meta({ description: 'Spoken when a voice session starts; null for none.' }),
+  language: z.string().regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'must be a BCP 47 language tag such as en or en-US'),
+  webhook_url: httpUrlSchema.nullable(),
+  webhook_api_key: z.string().min(1).max(500).nullable().meta({ description: 'Write-only. Sent as `Authorization: Bearer` and used to sign webhook and event requests.' }),
+  webhook_timeout_ms: z.number().int().min(100).max(120_000),
+  events_url: httpUrlSchema.nullable(),
+  rag_enabled: z.boolean(),
+  interruptions_enabled: z.boolean().meta({ description: 'Barge-in: user speech stops the agent speaking.' }),
+  interruption_min_speech_ms: z.number().int().min(0).max(5_000),
+  vad_threshold: z.number().min(0.05).max(0.95),
+  min_silence_ms: z.number().int().min(100).max(5_000),
+  prefix_padding_ms: z.number().int().min(0).max(2_000),
+  max_utterance_ms: z.number().int().min(1_000).max(120_000),
+  idle_timeout_ms: z.number().int().min(5_000).max(3_600_000),
+  max_duration_ms: z.number().int().min(10_000).max(14_400_000),
+  metadata: metadataSchema,
+};
+
+export const agentCreateSchema = z
+  .strictObject(agentSettingsShape)
+  .partial()
+  .required({ name: true })
+  .meta({ id: 'AgentCreate' });
+
+export const agentPatchSchema = z.strictObject(agentSettingsShape).partial().meta({ id: 'AgentPatch' });
+
+export type AgentCreate = z.infer<typeof agentCreateSchema>;
+export type AgentPatch = z.infer<typeof agentPatchSchema>;
+
+export const agentSchema = z
+  .object({
+    id: z.string().meta({ example: 'agt_01jd3n6v8m0000000000000000' }),
+    name: agentSettingsShape.name,
+    description: z.string(),
+    mode: z.enum(agentModes),
+    preset_id: z.string().nullable(),
+    system_prompt: z.string(),
+    greeting: z.string().nullable(),
+    language: z.string(),
+    webhook_url: z.string().nullable(),
+    has_webhook_api_key: z.boolean(),
+    webhook_timeout_ms: z.number().int(),
+    events_url: z.string().nullable(),
+    rag_enabled: z.boolean(),
+    interruptions_enabled: z.boolean(),
+    interruption_min_speech_ms: z.number().int(),
+    vad_threshold: z.number(),
+    min_silence_ms: z.number().int(),
+    prefix_padding_ms: z.number().int(),
+    max_utterance_ms: z.number().int(),
+    idle_timeout_ms: z.number().int(),
+    max_duration_ms: z.number().int(),
+    metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
+    agent_token: z.string().meta({ description: 'Secret the SDK sends as `agent_token`; regenerate to revoke.' }),
+    created_at: timestampSchema,
+    updated_at: timestampSchema,
+  })
+  .meta({ id: 'Agent' });
+
+export type Agent = z.infer<typeof agentSchema>;
+
+/** What Redis holds: the public record plus the write-only webhook key. */
+export type StoredAgent = Omit<Agent, 'has_webhook_api_key'> & { webhook_api_key: string | null };
+
+export function toPublicAgent(stored: StoredAgent): Agent {
+  const { webhook_api_key, ...rest } = stored;
+  return { ...rest, has_webhook_api_key: webhook_api_key !== null };
+}
+
+export const agentStatsSchema = z
+  .object({
+    agent_id: z.string(),
+    sessions: z.object({ total: z.number().int(), active: z.number().int(), chat: z.number().int(), voice: z.number().int() }),
+    messages: z.object({ user: z.number().int(), agent: z.number().int() }),
+    turns: z.number().int().meta({ description: 'Answered user turns (chat messages and voice utterances).' }),
+    interrupted_turns: z.number().int(),
+    errors: z.object({ total: z.number().int(), open: z.number().int() }),
+    avg_response_ms: z.number().nullable().meta({ description: 'Mean time from user message to answer; null before the first answer.' }),
+    last_active_at: timestampSchema.nullable(),
+  })
+  .meta({ id: 'AgentStats' });
+
+export type AgentStats = z.infer<typeof agentStatsSchema>;

@@ -1,0 +1,124 @@
+import { z } from 'zod';
+import { builtInPreset, findProvider, providerNames, type Capability } from '../providers/catalog.js';
+import { metadataSchema, timestampSchema } from './common.js';
+
+function providerEnum(capability: Capability) {
+  const [first, ...rest] = providerNames(capability);
+  return z.enum([first!, ...rest]);
+}
+
+/** Rejects a model a local provider cannot run; OpenAI-compatible servers accept any model name. */
+function checkModel(capability: Capability) {
+  return (value: { provider: string; model?: string | null | undefined }, ctx: z.RefinementCtx) => {
+    const info = findProvider(capability, value.provider);
+    if (info === undefined || value.model === undefined || value.model === null) return;
+    if (!info.anyModel && !info.models.includes(value.model)) {
+      ctx.addIssue({ code: 'custom', path: ['model'], message: `unknown model for ${value.provider}; one of: ${info.models.join(', ')}` });
+    }
+  };
+}
+
+export const sttSettingsSchema = z
+  .strictObject({
+    provider: providerEnum('stt'),
+    model: z.string().min(1).max(200),
+    language: z.string().max(16).nullable().default(null).meta({ description: 'Language hint; null lets the model detect.' }),
+  })
+  .superRefine(checkModel('stt'))
+  .meta({ id: 'SttSettings' });
+
+export const llmSettingsSchema = z
+  .strictObject({
+    provider: providerEnum('llm'),
+    model: z.string().min(1).max(200),
+    temperature: z.number().min(0).max(2).default(0.7),
+    max_tokens: z.number().int().min(1).max(32_768).default(512),
+  })
+  .superRefine(checkModel('llm'))
+  .meta({ id: 'LlmSettings' });
+
+export const ttsSettingsSchema = z
+  .strictObject({
+    provider: providerEnum('tts'),
+    model: z.string().min(1).max(200),
+    voice: z.string().min(1).max(100),
+    speed: z.number().min(0.25).max(4).default(1),
+  })
+  .superRefine(checkModel('tts'))
+  .meta({ id: 'TtsSettings' });
+
+export const embeddingsSettingsSchema = z
+  .strictObject({
+    provider: providerEnum('embeddings'),
+    model: z.string().min(1).max(200),
+  })
+  .superRefine(checkModel('embeddings'))
+  .meta({ id: 'EmbeddingsSettings' });
+
+const presetSettingsShape = {
+  name: z.string().trim().min(1).max(200),
+  description: z.string().max(2000),
+  stt: sttSettingsSchema,
+  llm: llmSettingsSchema,
+  tts: ttsSettingsSchema,
+  embeddings: embeddingsSettingsSchema,
+  metadata: metadataSchema,
+};
+
+export const presetCreateSchema = z
+  .strictObject(presetSettingsShape)
+  .partial()
+  .required({ name: true })
+  .meta({ id: 'PresetCreate', description: 'Sections left out take the built-in defaults.' });
+
+export const presetPatchSchema = z
+  .strictObject(presetSettingsShape)
+  .partial()
+  .meta({ id: 'PresetPatch', description: 'Each section given replaces that section whole.' });
+
+export type PresetCreate = z.infer<typeof presetCreateSchema>;
+export type PresetPatch = z.infer<typeof presetPatchSchema>;
+
+export const presetSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    description: z.string(),
+    stt: sttSettingsSchema,
+    llm: llmSettingsSchema,
+    tts: ttsSettingsSchema,
+    embeddings: embeddingsSettingsSchema,
+    metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
+    agent_count: z.number().int().meta({ description: 'Agents using this preset.' }),
+    created_at: timestampSchema,
+    updated_at: timestampSchema,
+  })
+  .meta({ id: 'Preset' });
+
+export type Preset = z.infer<typeof presetSchema>;
+export type StoredPreset = Omit<Preset, 'agent_count'>;
+
+export const defaultPresetSettings = {
+  description: '',
+  stt: { ...builtInPreset.stt },
+  llm: { ...builtInPreset.llm },
+  tts: { ...builtInPreset.tts },
+  embeddings: { ...builtInPreset.embeddings },
+  metadata: {},
+};
+
+export const providerAvailabilitySchema = z
+  .object({
+    capability: z.enum(['stt', 'llm', 'tts', 'embeddings']),
+    provider: z.string(),
+    label: z.string(),
+    kind: z.enum(['remote', 'local', 'binary']),
+    models: z.array(z.string()),
+    default_model: z.string().nullable(),
+    voices: z.array(z.string()),
+    default_voice: z.string().nullable(),
+    any_model: z.boolean(),
+    configured: z.boolean(),
+    reason: z.string().nullable().meta({ description: 'Why the provider is not configured; null when it is.' }),
+  })
+  .meta({ id: 'ProviderAvailability' });

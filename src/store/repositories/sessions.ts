@@ -1,0 +1,8 @@
+// PLACEHOLDER (owned by the records helper): replace with the real repository, keep the constructor.
+import type { Keys } from '../keys.js';
+import type { Redis } from '../redis.js';
+import type { AgentRepository } from './agents.js';
+
+export class SessionRepository {
+  constructor(private readonly redis: Redis, private readonly keys: Keys, private readonly agents: AgentRepository) {}
+}

@@ -1,0 +1,13 @@
+-- Deletes an agent record, its index entry, token lookup and preset membership, atomically.
+-- Sessions, conversations and error records of the agent stay as history.
+-- KEYS[1] agent record   KEYS[2] agent index   KEYS[3] token lookup   KEYS[4] preset's agent set
+-- ARGV[1] agent id       ARGV[2] expected current record JSON
+-- Reply: 'ok' | 'missing' | 'stale'
+local current = redis.call('GET', KEYS[1])
+if not current then return 'missing' end
+if current ~= ARGV[2] then return 'stale' end
+redis.call('DEL', KEYS[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('DEL', KEYS[3])
+redis.call('SREM', KEYS[4], ARGV[1])
+return 'ok'

@@ -1,0 +1,30 @@
+-- Creates or updates an agent record with its index, token lookup and preset membership, atomically.
+-- KEYS[1] agent record        KEYS[2] agent index (zset)
+-- KEYS[3] new token lookup    KEYS[4] old token lookup
+-- KEYS[5] new preset record   KEYS[6] new preset's agent set   KEYS[7] old preset's agent set
+-- ARGV[1] agent id            ARGV[2] new record JSON
+-- ARGV[3] expected current record JSON ('' when creating)
+-- ARGV[4] index score (creation time, ms)
+-- ARGV[5] new preset id ('' for none)   ARGV[6] old preset id ('' for none)
+-- Reply: 'ok' | 'exists' | 'missing' | 'stale' | 'preset_missing'
+local current = redis.call('GET', KEYS[1])
+if ARGV[3] == '' then
+  if current then return 'exists' end
+else
+  if not current then return 'missing' end
+  if current ~= ARGV[3] then return 'stale' end
+end
+if ARGV[5] ~= '' and redis.call('EXISTS', KEYS[5]) == 0 then return 'preset_missing' end
+redis.call('SET', KEYS[1], ARGV[2])
+redis.call('ZADD', KEYS[2], ARGV[4], ARGV[1])
+if KEYS[3] ~= KEYS[4] then
+  if ARGV[3] ~= '' then redis.call('DEL', KEYS[4]) end
+  redis.call('SET', KEYS[3], ARGV[1])
+elseif ARGV[3] == '' then
+  redis.call('SET', KEYS[3], ARGV[1])
+end
+if ARGV[5] ~= ARGV[6] then
+  if ARGV[6] ~= '' then redis.call('SREM', KEYS[7], ARGV[1]) end
+  if ARGV[5] ~= '' then redis.call('SADD', KEYS[6], ARGV[1]) end
+end
+return 'ok'

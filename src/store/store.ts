@@ -1,0 +1,36 @@
+import { Keys } from './keys.js';
+import type { Redis } from './redis.js';
+import { AgentRepository } from './repositories/agents.js';
+import { ConversationRepository } from './repositories/conversations.js';
+import { ErrorRepository } from './repositories/errors.js';
+import { PresetRepository } from './repositories/presets.js';
+import { SessionRepository } from './repositories/sessions.js';
+
+/** The repositories over one Redis connection; the only way the rest of Parley touches Redis. */
+export class Store {
+  readonly keys: Keys;
+  readonly agents: AgentRepository;
+  readonly presets: PresetRepository;
+  readonly sessions: SessionRepository;
+  readonly conversations: ConversationRepository;
+  readonly errors: ErrorRepository;
+
+  constructor(
+    readonly redis: Redis,
+    prefix: string,
+  ) {
+    this.keys = new Keys(prefix);
+    this.agents = new AgentRepository(redis, this.keys);
+    this.presets = new PresetRepository(redis, this.keys);
+    this.sessions = new SessionRepository(redis, this.keys, this.agents);
+    this.conversations = new ConversationRepository(redis, this.keys);
+    this.errors = new ErrorRepository(redis, this.keys, this.agents);
+  }
+
+  /** Round-trip time to Redis in ms; throws when Redis is unreachable. */
+  async ping(): Promise<number> {
+    const start = performance.now();
+    await this.redis.ping();
+    return performance.now() - start;
+  }
+}

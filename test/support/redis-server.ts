@@ -1,0 +1,103 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createClient } from 'redis';
+
+/** A free TCP port on 127.0.0.1, chosen by the OS. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/**
+ * A real redis-server of the test's own, on a free port with a temp dir. It can be stopped and
+ * started again on the same port and dir (append-only file on), to test restarts and outages.
+ * With REDIS_URL set, `url` is that instead and stop/start are not available.
+ */
+export class TestRedis {
+  private child: ChildProcess | undefined;
+  private constructor(
+    readonly url: string,
+    private readonly port: number,
+    private readonly dir: string | undefined,
+  ) {}
+
+  static async start(): Promise<TestRedis> {
+    const external = process.env['REDIS_URL'];
+    if (external !== undefined && external !== '') return new TestRedis(external, 0, undefined);
+    const port = await freePort();
+    const dir = mkdtempSync(join(tmpdir(), 'parley-redis-'));
+    const redis = new TestRedis(`redis://127.0.0.1:${port}`, port, dir);
+    await redis.startServer();
+    return redis;
+  }
+
+  get ownsServer(): boolean {
+    return this.dir !== undefined;
+  }
+
+  async startServer(): Promise<void> {
+    if (this.dir === undefined) throw new Error('REDIS_URL is set: this test needs its own redis-server');
+    const child = spawn(
+      'redis-server',
+      ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--appendonly', 'yes', '--save', '', '--daemonize', 'no', '--loglevel', 'warning'],
+      { stdio: 'ignore' },
+    );
+    this.child = child;
+    await this.waitReady();
+  }
+
+  async stopServer(): Promise<void> {
+    const child = this.child;
+    if (child === undefined || child.exitCode !== null) return;
+    await new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+    this.child = undefined;
+  }
+
+  /** Deletes every key (for an external REDIS_URL only the keys under `prefix`). */
+  async flush(prefix = 'parley'): Promise<void> {
+    const client = createClient({ url: this.url });
+    await client.connect();
+    try {
+      if (this.ownsServer) await client.flushAll();
+      else for await (const keys of client.scanIterator({ MATCH: `${prefix}:*`, COUNT: 500 })) if (keys.length) await client.del(keys);
+    } finally {
+      client.destroy();
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.stopServer();
+    if (this.dir !== undefined) rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  private async waitReady(): Promise<void> {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const client = createClient({ url: this.url, socket: { reconnectStrategy: false } });
+      client.on('error', () => {});
+      try {
+        await client.connect();
+        await client.ping();
+        client.destroy();
+        return;
+      } catch {
+        client.destroy();
+        if (Date.now() > deadline) throw new Error(`redis-server did not start on ${this.url}`);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    }
+  }
+}
