@@ -52,6 +52,15 @@ export const envSchema = z.object({
   PARLEY_RATE_LIMIT_RPM: int(1, 1_000_000).default(60),
   PARLEY_RATE_LIMIT_BURST: int(1, 1_000_000).default(10),
   PARLEY_ESPEAK_BIN: z.string().default('espeak-ng'),
+  PARLEY_MAX_MESSAGE_CHARS: int(1, 100_000).default(4_000),
+  PARLEY_CHAT_IDLE_TIMEOUT_MS: int(1_000, 7 * 24 * 3_600_000).default(600_000),
+  PARLEY_SESSION_SWEEP_INTERVAL_MS: int(100, 3_600_000).default(10_000),
+  PARLEY_LLM_TIMEOUT_MS: int(100, 600_000).default(30_000),
+  PARLEY_LLM_HISTORY_MESSAGES: int(0, 200).default(20),
+  PARLEY_EVENT_RETRY_BASE_MS: int(10, 600_000).default(1_000),
+  PARLEY_EVENT_TIMEOUT_MS: int(100, 120_000).default(10_000),
+  PARLEY_EVENT_CONCURRENCY: int(1, 256).default(16),
+  PARLEY_LIVEKIT_TOKEN_TTL_S: int(30, 86_400).default(600),
   MODELS_DIR: z.string().default('./models'),
   OPENAI_API_KEY: optionalString,
   OPENAI_BASE_URL: optionalUrl(['http:', 'https:']),
@@ -78,6 +87,12 @@ export interface Config {
   readonly shutdownTimeoutMs: number;
   readonly rateLimit: { readonly rpm: number; readonly burst: number };
   readonly espeakBin: string;
+  readonly maxMessageChars: number;
+  readonly chatIdleTimeoutMs: number;
+  readonly sessionSweepIntervalMs: number;
+  readonly llm: { readonly timeoutMs: number; readonly historyMessages: number };
+  readonly events: { readonly retryBaseMs: number; readonly timeoutMs: number; readonly concurrency: number };
+  readonly livekitTokenTtlS: number;
   readonly modelsDir: string;
   readonly openai: { readonly apiKey: string | undefined; readonly baseUrl: string | undefined };
   readonly livekit: {
@@ -126,6 +141,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     shutdownTimeoutMs: e.PARLEY_SHUTDOWN_TIMEOUT_MS,
     rateLimit: Object.freeze({ rpm: e.PARLEY_RATE_LIMIT_RPM, burst: e.PARLEY_RATE_LIMIT_BURST }),
     espeakBin: e.PARLEY_ESPEAK_BIN,
+    maxMessageChars: e.PARLEY_MAX_MESSAGE_CHARS,
+    chatIdleTimeoutMs: e.PARLEY_CHAT_IDLE_TIMEOUT_MS,
+    sessionSweepIntervalMs: e.PARLEY_SESSION_SWEEP_INTERVAL_MS,
+    llm: Object.freeze({ timeoutMs: e.PARLEY_LLM_TIMEOUT_MS, historyMessages: e.PARLEY_LLM_HISTORY_MESSAGES }),
+    events: Object.freeze({
+      retryBaseMs: e.PARLEY_EVENT_RETRY_BASE_MS,
+      timeoutMs: e.PARLEY_EVENT_TIMEOUT_MS,
+      concurrency: e.PARLEY_EVENT_CONCURRENCY,
+    }),
+    livekitTokenTtlS: e.PARLEY_LIVEKIT_TOKEN_TTL_S,
     modelsDir: e.MODELS_DIR,
     openai: Object.freeze({ apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL }),
     livekit: Object.freeze({ url: e.LIVEKIT_URL, apiKey: e.LIVEKIT_API_KEY, apiSecret: e.LIVEKIT_API_SECRET }),

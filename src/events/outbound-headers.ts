@@ -1,0 +1,14 @@
+import { version } from '../version.js';
+import { signBody } from './signature.js';
+
+export const userAgent = `Parley/${version}`;
+
+/** Headers on every request Parley sends to an operator (webhook and events). */
+export function outboundHeaders(body: string, key: string | null, extra: Record<string, string> = {}): Record<string, string> {
+  const headers: Record<string, string> = { 'Content-Type': 'application/json', 'User-Agent': userAgent, ...extra };
+  if (key !== null) {
+    headers['Authorization'] = `Bearer ${key}`;
+    headers['X-Parley-Signature'] = signBody(body, key);
+  }
+  return headers;
+}

@@ -1,0 +1,170 @@
+import { Queue, Worker, type ConnectionOptions, type Job } from 'bullmq';
+import type { Logger } from 'pino';
+import { isoNow } from '../clock.js';
+import { newId } from '../ids.js';
+import type { StoredAgent } from '../records/agent.js';
+import type { Store } from '../store/store.js';
+import type { AsyncEventType, EventEnvelope } from './event-types.js';
+import { outboundHeaders } from './outbound-headers.js';
+
+export interface OutboxOptions {
+  redisUrl: string;
+  prefix: string;
+  store: Store;
+  logger: Logger;
+  /** First retry delay; later ones double (1 s, 2 s, 4 s by default), with jitter. */
+  retryBaseMs: number;
+  /** Per-attempt HTTP timeout. */
+  timeoutMs: number;
+  /** Deliveries in flight at once. */
+  concurrency: number;
+}
+
+interface DeliveryJob {
+  envelope: EventEnvelope;
+  url: string;
+  key: string | null;
+}
+
+/** SPEC §6: 3 retries after the first try. */
+const attempts = 4;
+
+export function bullConnection(redisUrl: string): ConnectionOptions {
+  const u = new URL(redisUrl);
+  return {
+    host: u.hostname,
+    port: Number(u.port || 6379),
+    username: u.username === '' ? undefined : decodeURIComponent(u.username),
+    password: u.password === '' ? undefined : decodeURIComponent(u.password),
+    db: u.pathname.length > 1 ? Number(u.pathname.slice(1)) : 0,
+    tls: u.protocol === 'rediss:' ? {} : undefined,
+    maxRetriesPerRequest: null,
+  };
+}
+
+class DeliveryError extends Error {
+  constructor(
+    message: string,
+    readonly status: number | null,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Durable outbox for asynchronous events: `emit` writes a BullMQ job (in Redis) and returns at once;
+ * a worker delivers it with retries and exponential backoff; after the last failure an
+ * `event_delivery_failed` error record is written. Jobs survive restarts: a new worker resumes them.
+ */
+export class EventOutbox {
+  private readonly queue: Queue<DeliveryJob>;
+  private worker: Worker<DeliveryJob> | undefined;
+  private readonly pending = new Set<Promise<unknown>>();
+
+  constructor(private readonly options: OutboxOptions) {
+    this.queue = new Queue<DeliveryJob>('events', {
+      connection: bullConnection(options.redisUrl),
+      prefix: `${options.prefix}:bull`,
+      defaultJobOptions: {
+        attempts,
+        backoff: { type: 'exponential', delay: options.retryBaseMs, jitter: 0.25 },
+        removeOnComplete: { age: 24 * 3600, count: 10_000 },
+        removeOnFail: { age: 7 * 24 * 3600 },
+      },
+    });
+    this.queue.on('error', (err) => options.logger.warn({ err: err.message }, 'event queue error'));
+  }
+
+  /**
+   * Queues an event for the agent's events_url (nothing when it has none). Never blocks the caller:
+   * the write is tracked and awaited on close, so shutdown loses none.
+   */
+  emit(agent: StoredAgent, type: AsyncEventType, sessionId: string, data: Record<string, unknown>): string | null {
+    if (agent.events_url === null) return null;
+    const envelope: EventEnvelope = {
+      id: newId('event'),
+      type,
+      session_id: sessionId,
+      agent_id: agent.id,
+      timestamp: isoNow(),
+      data,
+    };
+    const job: DeliveryJob = { envelope, url: agent.events_url, key: agent.webhook_api_key };
+    const write = this.queue
+      .add(type, job, { jobId: envelope.id })
+      .catch((err: unknown) =>
+        this.options.logger.error({ err, event_id: envelope.id, type }, 'could not queue event; it is lost'),
+      )
+      .finally(() => this.pending.delete(write));
+    this.pending.add(write);
+    return envelope.id;
+  }
+
+  startWorker(): void {
+    if (this.worker !== undefined) return;
+    const worker = new Worker<DeliveryJob>('events', (job) => this.deliver(job), {
+      connection: bullConnection(this.options.redisUrl),
+      prefix: `${this.options.prefix}:bull`,
+      concurrency: this.options.concurrency,
+    });
+    worker.on('failed', (job, err) => {
+      if (job === undefined) return;
+      if (job.attemptsMade < (job.opts.attempts ?? 1)) {
+        this.options.logger.info({ event_id: job.data.envelope.id, attempt: job.attemptsMade, err: err.message }, 'event delivery failed; will retry');
+        return;
+      }
+      void this.recordFailure(job, err);
+    });
+    worker.on('error', (err) => this.options.logger.warn({ err: err.message }, 'event worker error'));
+    this.worker = worker;
+  }
+
+  /** Jobs not yet delivered (waiting, delayed for retry, or in flight). */
+  async backlog(): Promise<number> {
+    const counts = await this.queue.getJobCounts('waiting', 'delayed', 'active', 'prioritized');
+    return Object.values(counts).reduce((a, b) => a + b, 0);
+  }
+
+  /** Waits for queued writes, lets in-flight deliveries finish, and disconnects. */
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.pending]);
+    await this.worker?.close();
+    await this.queue.close();
+  }
+
+  private async deliver(job: Job<DeliveryJob>): Promise<void> {
+    const { envelope, url, key } = job.data;
+    const body = JSON.stringify(envelope);
+    let res: Response;
+    try {
+      res = await fetch(url, {
+        method: 'POST',
+        headers: outboundHeaders(body, key, { 'X-Parley-Event-Id': envelope.id, 'X-Parley-Event-Attempt': String(job.attemptsMade + 1) }),
+        body,
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+        redirect: 'error',
+      });
+      await res.arrayBuffer();
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      throw new DeliveryError(`request failed: ${reason}`, null);
+    }
+    if (!res.ok) throw new DeliveryError(`receiver answered HTTP ${res.status}`, res.status);
+  }
+
+  private async recordFailure(job: Job<DeliveryJob>, err: Error): Promise<void> {
+    const { envelope, url } = job.data;
+    try {
+      await this.options.store.errors.record({
+        type: 'event_delivery_failed',
+        message: `event ${envelope.type} could not be delivered after ${job.attemptsMade} attempts: ${err.message}`,
+        agent_id: envelope.agent_id,
+        session_id: envelope.session_id,
+        status_code: err instanceof DeliveryError ? err.status : null,
+        details: { event_id: envelope.id, event_type: envelope.type, events_url: url, attempts: job.attemptsMade },
+      });
+    } catch (recordErr) {
+      this.options.logger.error({ err: recordErr, event_id: envelope.id }, 'could not write event_delivery_failed record');
+    }
+  }
+}

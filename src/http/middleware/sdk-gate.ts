@@ -1,0 +1,33 @@
+import type { Middleware } from 'koa';
+import type {} from '@koa/bodyparser';
+import { AppError, UnauthorizedError } from '../../errors.js';
+import { rateLimitHeaders, type TokenBucket } from '../../ratelimit/token-bucket.js';
+import type { StoredAgent } from '../../records/agent.js';
+import type { Store } from '../../store/store.js';
+
+/**
+ * In front of every SDK route: resolves `agent_token` from the JSON body and takes a token from the
+ * caller's bucket — per agent for a known token, per client address otherwise (so guessing tokens
+ * is rate limited too). Sets the X-RateLimit-* headers on every SDK response; 429 adds Retry-After.
+ */
+export function sdkGate(store: Store, bucket: TokenBucket): Middleware {
+  return async (ctx, next) => {
+    const token = (ctx.request.body as { agent_token?: unknown } | undefined)?.agent_token;
+    const agent = typeof token === 'string' && token.length > 0 && token.length <= 256 ? await store.agents.findByToken(token) : null;
+    const decision = await bucket.take(agent === null ? `ip:${ctx.ip}` : `agent:${agent.id}`);
+    const headers = rateLimitHeaders(decision);
+    ctx.set(headers);
+    if (!decision.allowed) {
+      throw new AppError(429, 'rate_limited', `rate limit exceeded; retry in ${decision.retryAfterS} s`, undefined, headers);
+    }
+    ctx.state['agent'] = agent;
+    await next();
+  };
+}
+
+/** The agent sdkGate resolved; 401 when the token was unknown. */
+export function authenticatedAgent(state: Record<string, unknown>): StoredAgent {
+  const agent = state['agent'] as StoredAgent | null | undefined;
+  if (agent === null || agent === undefined) throw new UnauthorizedError('agent token invalid');
+  return agent;
+}

@@ -1,0 +1,40 @@
+import type { ChatService } from '../../../chat/chat-service.js';
+import type { VoiceSessions } from '../../../realtime/voice-sessions.js';
+import { authenticatedAgent } from '../../middleware/sdk-gate.js';
+import { defineRoute, type RouteDef } from '../../route.js';
+import { chatBody, chatResponse, sessionBody, sessionResponse } from './sdk.schema.js';
+
+const tag = 'SDK';
+
+export function sdkRoutes(deps: { chat: ChatService; voice: VoiceSessions; maxMessageChars: number }): RouteDef[] {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/session',
+      operationId: 'createVoiceSession',
+      summary: 'Open a real-time voice session; returns the media connection token and URL',
+      tag,
+      body: sessionBody,
+      errors: [401, 429, 503],
+      responses: { 201: { description: 'The session and its media connection', schema: sessionResponse } },
+      handler: async (ctx, { body }) => {
+        const agent = authenticatedAgent(ctx.state);
+        return { status: 201, body: await deps.voice.open(agent, { user_id: body.user_id }) };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/chat',
+      operationId: 'chat',
+      summary: 'Send a text message to an agent and get its text answer',
+      tag,
+      body: chatBody(deps.maxMessageChars),
+      errors: [401, 404, 409, 429, 502],
+      responses: { 200: { description: "The agent's answer", schema: chatResponse } },
+      handler: async (ctx, { body }) => {
+        const agent = authenticatedAgent(ctx.state);
+        return { body: await deps.chat.chat(agent, { message: body.message, session_id: body.session_id, user_id: body.user_id }) };
+      },
+    }),
+  ];
+}

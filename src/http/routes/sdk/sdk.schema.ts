@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { isId } from '../../../ids.js';
+
+const agentToken = z.string().min(1).max(256).meta({ description: 'Agent token issued for the agent (`pat_…`)' });
+const userId = z.string().min(1).max(200).meta({ description: 'End-user identifier, used for conversation segmentation' });
+
+export const chatBody = (maxMessageChars: number) =>
+  z
+    .strictObject({
+      agent_token: agentToken,
+      message: z.string().trim().min(1).max(maxMessageChars).meta({ description: `Text message (at most ${maxMessageChars} characters)` }),
+      session_id: z
+        .string()
+        .refine((v) => isId('session', v), { message: 'must be a ses_… id returned by an earlier call' })
+        .optional()
+        .meta({ description: 'Continue an existing session' }),
+      user_id: userId.optional(),
+    })
+    .meta({ id: 'ChatRequest' });
+
+export const chatResponse = z
+  .object({
+    session_id: z.string().meta({ description: 'Send it again to continue the conversation' }),
+    response: z.string().meta({ description: "The agent's text answer" }),
+    mode: z.enum(['enhanced', 'passthrough']),
+  })
+  .meta({ id: 'ChatResponse' });
+
+export const sessionBody = z
+  .strictObject({
+    agent_token: agentToken,
+    user_id: userId.optional(),
+  })
+  .meta({ id: 'VoiceSessionRequest' });
+
+export const sessionResponse = z
+  .object({
+    session_id: z.string(),
+    connection_token: z.string().meta({ description: 'Signed JWT for the real-time media connection' }),
+    connection_url: z.string().meta({ description: 'WebSocket URL of the media service' }),
+  })
+  .meta({ id: 'VoiceSessionResponse' });

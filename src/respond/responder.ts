@@ -1,0 +1,133 @@
+import type { Logger } from 'pino';
+import { builtInPreset } from '../providers/catalog.js';
+import type { ChatMessage, LlmProvider } from '../providers/llm.js';
+import type { StoredAgent } from '../records/agent.js';
+import type { StoredPreset } from '../records/preset.js';
+import type { Store } from '../store/store.js';
+import { callWebhook, type UpstreamFailure } from './webhook.js';
+
+export interface Turn {
+  sessionId: string;
+  conversationId: string;
+  transcript: string;
+  userId: string | null;
+  /** RAG context; null when RAG is off for the agent (SPEC §4.5 rule 3). */
+  context: string | null;
+}
+
+export type Answer =
+  | { ok: true; text: string; source: 'webhook' | 'llm'; latencyMs: number }
+  | { ok: false; aborted: boolean; errorId: string | null; message: string; latencyMs: number };
+
+export interface ResponderOptions {
+  store: Store;
+  logger: Logger;
+  /** The LLM for a preset's `llm` section. */
+  llmFor: (settings: StoredPreset['llm']) => LlmProvider;
+  llmTimeoutMs: number;
+  /** Past messages sent to the LLM with each turn. */
+  historyMessages: number;
+}
+
+const webhookErrorTypes: Record<Exclude<UpstreamFailure, 'aborted'>, string> = {
+  http_error: 'webhook_http_error',
+  timeout: 'webhook_timeout',
+  invalid_response: 'webhook_invalid_response',
+  network_error: 'webhook_network_error',
+};
+
+/**
+ * Gets the agent's answer to one user turn: the operator's webhook (passthrough) or the preset's
+ * LLM (enhanced). Failures become error records here, so chat and voice report them alike; an
+ * abort (barge-in) is not an error.
+ */
+export class Responder {
+  constructor(private readonly options: ResponderOptions) {}
+
+  async answer(agent: StoredAgent, turn: Turn, signal?: AbortSignal): Promise<Answer> {
+    return agent.mode === 'passthrough' ? this.viaWebhook(agent, turn, signal) : this.viaLlm(agent, turn, signal);
+  }
+
+  private async viaWebhook(agent: StoredAgent, turn: Turn, signal?: AbortSignal): Promise<Answer> {
+    if (agent.webhook_url === null) {
+      const errorId = await this.record(agent, turn, 'webhook_not_configured', 'agent is in passthrough mode and has no webhook_url', null, 0);
+      return { ok: false, aborted: false, errorId, message: 'agent has no webhook_url', latencyMs: 0 };
+    }
+    const result = await callWebhook(
+      { url: agent.webhook_url, apiKey: agent.webhook_api_key, timeoutMs: agent.webhook_timeout_ms },
+      { sessionId: turn.sessionId, transcript: turn.transcript, userId: turn.userId, context: turn.context },
+      signal,
+    );
+    if (result.ok) return { ok: true, text: result.response, source: 'webhook', latencyMs: result.latencyMs };
+    if (result.failure === 'aborted') return { ok: false, aborted: true, errorId: null, message: result.message, latencyMs: result.latencyMs };
+    const errorId = await this.record(agent, turn, webhookErrorTypes[result.failure], result.message, result.status, result.latencyMs);
+    return { ok: false, aborted: false, errorId, message: result.message, latencyMs: result.latencyMs };
+  }
+
+  private async viaLlm(agent: StoredAgent, turn: Turn, signal?: AbortSignal): Promise<Answer> {
+    const start = performance.now();
+    const elapsed = () => Math.round((performance.now() - start) * 100) / 100;
+    try {
+      const settings = agent.preset_id === null ? builtInPreset.llm : (await this.options.store.presets.getStored(agent.preset_id)).llm;
+      const messages = await this.prompt(agent, turn);
+      const text = await this.options.llmFor(settings).complete({
+        model: settings.model,
+        messages,
+        temperature: settings.temperature,
+        maxTokens: settings.max_tokens,
+        signal,
+        timeoutMs: this.options.llmTimeoutMs,
+      });
+      return { ok: true, text, source: 'llm', latencyMs: elapsed() };
+    } catch (err) {
+      if (signal?.aborted) return { ok: false, aborted: true, errorId: null, message: 'aborted by the session', latencyMs: elapsed() };
+      const { type, message, status } = describeLlmError(err, this.options.llmTimeoutMs);
+      const errorId = await this.record(agent, turn, type, message, status, elapsed());
+      return { ok: false, aborted: false, errorId, message, latencyMs: elapsed() };
+    }
+  }
+
+  /** System prompt (with RAG context when present), recent history, and the user's turn last. */
+  async prompt(agent: StoredAgent, turn: Turn): Promise<ChatMessage[]> {
+    const history = await this.options.store.conversations.recent(turn.conversationId, this.options.historyMessages);
+    const system = turn.context === null ? agent.system_prompt : `${agent.system_prompt}\n\nUse this context when it helps:\n${turn.context}`;
+    const messages: ChatMessage[] = [{ role: 'system', content: system }];
+    for (const m of history) {
+      if (m.status === 'failed') continue;
+      messages.push({ role: m.role === 'agent' ? 'assistant' : 'user', content: m.text });
+    }
+    const last = messages[messages.length - 1];
+    if (last === undefined || last.role !== 'user' || last.content !== turn.transcript) {
+      messages.push({ role: 'user', content: turn.transcript });
+    }
+    return messages;
+  }
+
+  private async record(agent: StoredAgent, turn: Turn, type: string, message: string, status: number | null, latencyMs: number): Promise<string | null> {
+    try {
+      const rec = await this.options.store.errors.record({
+        type,
+        message,
+        agent_id: agent.id,
+        session_id: turn.sessionId,
+        status_code: status,
+        latency_ms: latencyMs,
+        details: { mode: agent.mode, ...(agent.mode === 'passthrough' ? { webhook_url: agent.webhook_url } : {}) },
+      });
+      return rec.id;
+    } catch (err) {
+      this.options.logger.error({ err, agent_id: agent.id, type }, 'could not write error record');
+      return null;
+    }
+  }
+}
+
+function describeLlmError(err: unknown, timeoutMs: number): { type: string; message: string; status: number | null } {
+  const e = err as { status?: unknown; name?: string; message?: string };
+  const status = typeof e.status === 'number' ? e.status : null;
+  if (e.name === 'APIConnectionTimeoutError' || /timed? ?out/i.test(e.message ?? '')) {
+    return { type: 'llm_timeout', message: `language model did not answer within ${timeoutMs} ms`, status };
+  }
+  const detail = status === null ? (e.message ?? 'request failed') : `HTTP ${status}`;
+  return { type: 'llm_error', message: `language model call failed: ${detail}`, status };
+}

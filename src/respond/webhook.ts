@@ -1,0 +1,83 @@
+import { isoNow } from '../clock.js';
+import { outboundHeaders } from '../events/outbound-headers.js';
+
+/** SPEC §2 webhook request body, `type` = `transcription_complete`. */
+export interface TranscriptionComplete {
+  type: 'transcription_complete';
+  session_id: string;
+  timestamp: string;
+  data: { transcript: string; user_id: string | null; context: string | null };
+}
+
+export interface WebhookTarget {
+  url: string;
+  apiKey: string | null;
+  timeoutMs: number;
+}
+
+export type UpstreamFailure = 'http_error' | 'timeout' | 'invalid_response' | 'network_error' | 'aborted';
+
+export type WebhookResult =
+  | { ok: true; response: string; status: number; latencyMs: number }
+  | { ok: false; failure: UpstreamFailure; status: number | null; latencyMs: number; message: string };
+
+/** Largest webhook reply Parley reads; a bigger one is an invalid response. */
+const maxReplyBytes = 256 * 1024;
+
+/**
+ * One `transcription_complete` request. Never throws: every outcome, including the caller's abort
+ * (barge-in), comes back as a result the caller turns into silence or an error record.
+ */
+export async function callWebhook(
+  target: WebhookTarget,
+  turn: { sessionId: string; transcript: string; userId: string | null; context: string | null },
+  signal?: AbortSignal,
+): Promise<WebhookResult> {
+  const payload: TranscriptionComplete = {
+    type: 'transcription_complete',
+    session_id: turn.sessionId,
+    timestamp: isoNow(),
+    data: { transcript: turn.transcript, user_id: turn.userId, context: turn.context },
+  };
+  const body = JSON.stringify(payload);
+  const timeout = AbortSignal.timeout(target.timeoutMs);
+  const combined = signal === undefined ? timeout : AbortSignal.any([timeout, signal]);
+  const start = performance.now();
+  const elapsed = () => Math.round((performance.now() - start) * 100) / 100;
+  let status: number | null = null;
+  try {
+    const res = await fetch(target.url, {
+      method: 'POST',
+      headers: outboundHeaders(body, target.apiKey),
+      body,
+      signal: combined,
+      redirect: 'error',
+    });
+    status = res.status;
+    const text = await res.text();
+    if (!res.ok) {
+      return { ok: false, failure: 'http_error', status, latencyMs: elapsed(), message: `webhook answered HTTP ${status}` };
+    }
+    if (text.length > maxReplyBytes) {
+      return { ok: false, failure: 'invalid_response', status, latencyMs: elapsed(), message: 'webhook reply is too large' };
+    }
+    let reply: unknown;
+    try {
+      reply = JSON.parse(text);
+    } catch {
+      return { ok: false, failure: 'invalid_response', status, latencyMs: elapsed(), message: 'webhook reply is not JSON' };
+    }
+    const response = (reply as { response?: unknown } | null)?.response;
+    if (typeof response !== 'string') {
+      return { ok: false, failure: 'invalid_response', status, latencyMs: elapsed(), message: 'webhook reply has no string `response`' };
+    }
+    return { ok: true, response, status, latencyMs: elapsed() };
+  } catch (err) {
+    if (signal?.aborted) return { ok: false, failure: 'aborted', status, latencyMs: elapsed(), message: 'aborted by the session' };
+    if (timeout.aborted) {
+      return { ok: false, failure: 'timeout', status, latencyMs: elapsed(), message: `webhook did not answer within ${target.timeoutMs} ms` };
+    }
+    const reason = err instanceof Error ? ((err.cause as Error | undefined)?.message ?? err.message) : String(err);
+    return { ok: false, failure: 'network_error', status, latencyMs: elapsed(), message: `webhook request failed: ${reason}` };
+  }
+}
