@@ -1,0 +1,193 @@
+import { assign, emit, fromCallback, setup, type ActorRefFrom } from 'xstate';
+
+/**
+ * The state of one voice conversation. Pure: it imports nothing from src/. Audio never passes
+ * through it; it receives semantic events (speech started/ended, text, hang-up) and invokes two
+ * actors that src/ provides with `machine.provide({ actors })`:
+ * - `speak`: says a fixed text (the greeting); sends SPEAK_DONE when playback has finished.
+ * - `reply`: one user turn: transcribe (for audio), answer, speak; sends TRANSCRIBED, AUDIO_STARTED
+ *   and REPLY_DONE / REPLY_FAILED.
+ * Leaving the state that invoked an actor stops it; the actors' cleanup aborts their HTTP calls and
+ * flushes queued audio: that is barge-in.
+ * Side effects on the outside world (telling the client, storing records) hang off emitted events:
+ * `interrupted`, `turn_started`, `ended`.
+ */
+
+export type EndReason = 'idle_timeout' | 'max_duration' | 'client_hangup' | 'error' | 'shutdown';
+
+/** What a turn starts from: a finished utterance or a typed message. */
+export type TurnInput = { kind: 'audio'; audio: Int16Array; durationMs: number } | { kind: 'text'; text: string };
+
+export interface SessionMachineInput {
+  greeting: string | null;
+  interruptionsEnabled: boolean;
+  /** User speech must overlap agent speech this long before it interrupts. */
+  interruptionMinSpeechMs: number;
+  idleTimeoutMs: number;
+  maxDurationMs: number;
+}
+
+export interface SessionContext extends SessionMachineInput {
+  /** Turns started so far; the current turn's number while one runs. */
+  turn: number;
+  pending: TurnInput | null;
+  /** Transcript of the current turn, once known. */
+  transcript: string | null;
+  endReason: EndReason | null;
+  error: string | null;
+}
+
+export type SessionEvent =
+  | { type: 'SPEECH_START' }
+  | { type: 'SPEECH_END'; audio: Int16Array; durationMs: number }
+  | { type: 'TEXT'; text: string }
+  | { type: 'TRANSCRIBED'; text: string }
+  | { type: 'AUDIO_STARTED' }
+  | { type: 'SPEAK_DONE' }
+  | { type: 'REPLY_DONE' }
+  | { type: 'REPLY_FAILED'; error: string }
+  | { type: 'HANGUP' }
+  | { type: 'SHUTDOWN' }
+  | { type: 'FAIL'; error: string };
+
+export type SessionEmitted =
+  | { type: 'turn_started'; turn: number; input: TurnInput }
+  | { type: 'interrupted'; turn: number; transcript: string | null }
+  | { type: 'ended'; reason: EndReason; error: string | null };
+
+export interface SpeakInput {
+  text: string;
+}
+
+export interface ReplyInput {
+  turn: number;
+  input: TurnInput;
+}
+
+export const sessionMachine = setup({
+  types: {
+    context: {} as SessionContext,
+    events: {} as SessionEvent,
+    input: {} as SessionMachineInput,
+    emitted: {} as SessionEmitted,
+  },
+  actors: {
+    speak: fromCallback<SessionEvent, SpeakInput>(() => () => {}),
+    reply: fromCallback<SessionEvent, ReplyInput>(() => () => {}),
+  },
+  delays: {
+    idleTimeout: ({ context }) => context.idleTimeoutMs,
+    maxDuration: ({ context }) => context.maxDurationMs,
+    interruptionMinSpeech: ({ context }) => context.interruptionMinSpeechMs,
+  },
+  guards: {
+    hasGreeting: ({ context }) => context.greeting !== null && context.greeting.trim() !== '',
+    interruptible: ({ context }) => context.interruptionsEnabled,
+  },
+  actions: {
+    startTurn: assign(({ context, event }) => {
+      const pending: TurnInput | null =
+        event.type === 'SPEECH_END'
+          ? { kind: 'audio', audio: event.audio, durationMs: event.durationMs }
+          : event.type === 'TEXT'
+            ? { kind: 'text', text: event.text }
+            : context.pending;
+      return { turn: context.turn + 1, pending, transcript: pending?.kind === 'text' ? pending.text : null };
+    }),
+    announceTurn: emit(({ context }) => ({ type: 'turn_started' as const, turn: context.turn, input: context.pending! })),
+    announceInterrupted: emit(({ context }) => ({ type: 'interrupted' as const, turn: context.turn, transcript: context.transcript })),
+    clearTurn: assign({ pending: null, transcript: null }),
+  },
+}).createMachine({
+  id: 'session',
+  context: ({ input }) => ({ ...input, turn: 0, pending: null, transcript: null, endReason: null, error: null }),
+  initial: 'active',
+  states: {
+    active: {
+      after: {
+        maxDuration: { target: 'ended', actions: assign({ endReason: 'max_duration' }) },
+      },
+      on: {
+        HANGUP: { target: 'ended', actions: assign({ endReason: 'client_hangup' }) },
+        SHUTDOWN: { target: 'ended', actions: assign({ endReason: 'shutdown' }) },
+        FAIL: { target: 'ended', actions: assign(({ event }) => ({ endReason: 'error' as const, error: event.error })) },
+      },
+      initial: 'starting',
+      states: {
+        starting: {
+          always: [{ guard: 'hasGreeting', target: 'greeting' }, { target: 'listening' }],
+        },
+        greeting: {
+          invoke: { src: 'speak', input: ({ context }) => ({ text: context.greeting ?? '' }) },
+          on: {
+            SPEAK_DONE: 'listening',
+            SPEECH_START: { guard: 'interruptible', target: 'userSpeaking' },
+          },
+        },
+        listening: {
+          after: {
+            idleTimeout: { target: '#session.ended', actions: assign({ endReason: 'idle_timeout' }) },
+          },
+          on: {
+            SPEECH_START: 'userSpeaking',
+            // Speech that began while the agent spoke (interruptions off) and outlasted it.
+            SPEECH_END: { target: 'turn', actions: ['startTurn', 'announceTurn'] },
+            TEXT: { target: 'turn', actions: ['startTurn', 'announceTurn'] },
+          },
+        },
+        userSpeaking: {
+          on: {
+            SPEECH_END: { target: 'turn', actions: ['startTurn', 'announceTurn'] },
+            TEXT: { target: 'turn', actions: ['startTurn', 'announceTurn'] },
+          },
+        },
+        turn: {
+          invoke: { src: 'reply', input: ({ context }) => ({ turn: context.turn, input: context.pending! }) },
+          on: {
+            TRANSCRIBED: { actions: assign(({ event }) => ({ transcript: event.text })) },
+            REPLY_DONE: { target: 'listening', actions: 'clearTurn' },
+            REPLY_FAILED: { target: 'listening', actions: 'clearTurn' },
+            TEXT: {
+              guard: 'interruptible',
+              target: 'turn',
+              reenter: true,
+              actions: ['announceInterrupted', 'startTurn', 'announceTurn'],
+            },
+          },
+          initial: 'thinking',
+          states: {
+            thinking: {
+              on: {
+                AUDIO_STARTED: 'speaking',
+                SPEECH_START: { guard: 'interruptible', target: '#session.active.interrupted' },
+              },
+            },
+            speaking: {
+              initial: 'playing',
+              states: {
+                playing: {
+                  on: { SPEECH_START: { guard: 'interruptible', target: 'overlapped' } },
+                },
+                /** The user talks over the agent; it counts as barge-in once it lasts long enough. */
+                overlapped: {
+                  after: { interruptionMinSpeech: '#session.active.interrupted' },
+                  on: { SPEECH_END: 'playing' },
+                },
+              },
+            },
+          },
+        },
+        interrupted: {
+          entry: 'announceInterrupted',
+          always: { target: 'userSpeaking', actions: 'clearTurn' },
+        },
+      },
+    },
+    ended: {
+      type: 'final',
+      entry: emit(({ context }) => ({ type: 'ended' as const, reason: context.endReason ?? 'error', error: context.error })),
+    },
+  },
+});
+
+export type SessionActor = ActorRefFrom<typeof sessionMachine>;
