@@ -173,6 +173,20 @@ describe('session machine', () => {
     expect(log.reply.map((r) => r.turn)).toEqual([1, 2]);
   });
 
+  it('with interruptions disabled an utterance spoken over the answer is answered next', () => {
+    const { actor, log, state } = start({ interruptionsEnabled: false });
+    actor.send({ type: 'SPEECH_START' });
+    actor.send(utterance);
+    actor.send({ type: 'AUDIO_STARTED' });
+    actor.send({ type: 'SPEECH_START' });
+    actor.send(utterance);
+    expect(log.reply.map((r) => r.turn)).toEqual([1]);
+    actor.send({ type: 'REPLY_DONE' });
+    expect(state()).toBe('{"active":{"turn":"thinking"}}');
+    expect(log.reply.map((r) => r.turn)).toEqual([1, 2]);
+    expect(actor.getSnapshot().context.queued).toBeNull();
+  });
+
   it('a failed reply means silence for that turn and listening again', () => {
     const { actor, state } = start();
     actor.send({ type: 'TEXT', text: 'x' });

@@ -31,6 +31,8 @@ export interface SessionContext extends SessionMachineInput {
   /** Turns started so far; the current turn's number while one runs. */
   turn: number;
   pending: TurnInput | null;
+  /** An utterance finished while the agent was answering with interruptions off: the next turn. */
+  queued: TurnInput | null;
   /** Transcript of the current turn, once known. */
   transcript: string | null;
   endReason: EndReason | null;
@@ -81,6 +83,7 @@ export const sessionMachine = setup({
     interruptionMinSpeech: ({ context }) => context.interruptionMinSpeechMs,
   },
   guards: {
+    hasQueued: ({ context }) => context.queued !== null,
     hasGreeting: ({ context }) => context.greeting !== null && context.greeting.trim() !== '',
     interruptible: ({ context }) => context.interruptionsEnabled,
   },
@@ -94,13 +97,22 @@ export const sessionMachine = setup({
             : context.pending;
       return { turn: context.turn + 1, pending, transcript: pending?.kind === 'text' ? pending.text : null };
     }),
+    startQueuedTurn: assign(({ context }) => ({
+      turn: context.turn + 1,
+      pending: context.queued,
+      queued: null,
+      transcript: context.queued?.kind === 'text' ? context.queued.text : null,
+    })),
+    queueUtterance: assign(({ event }) =>
+      event.type === 'SPEECH_END' ? { queued: { kind: 'audio' as const, audio: event.audio, durationMs: event.durationMs } } : {},
+    ),
     announceTurn: emit(({ context }) => ({ type: 'turn_started' as const, turn: context.turn, input: context.pending! })),
     announceInterrupted: emit(({ context }) => ({ type: 'interrupted' as const, turn: context.turn, transcript: context.transcript })),
     clearTurn: assign({ pending: null, transcript: null }),
   },
 }).createMachine({
   id: 'session',
-  context: ({ input }) => ({ ...input, turn: 0, pending: null, transcript: null, endReason: null, error: null }),
+  context: ({ input }) => ({ ...input, turn: 0, pending: null, queued: null, transcript: null, endReason: null, error: null }),
   initial: 'active',
   states: {
     active: {
@@ -145,8 +157,16 @@ export const sessionMachine = setup({
           invoke: { src: 'reply', input: ({ context }) => ({ turn: context.turn, input: context.pending! }) },
           on: {
             TRANSCRIBED: { actions: assign(({ event }) => ({ transcript: event.text })) },
-            REPLY_DONE: { target: 'listening', actions: 'clearTurn' },
-            REPLY_FAILED: { target: 'listening', actions: 'clearTurn' },
+            REPLY_DONE: [
+              { guard: 'hasQueued', target: 'turn', reenter: true, actions: ['startQueuedTurn', 'announceTurn'] },
+              { target: 'listening', actions: 'clearTurn' },
+            ],
+            REPLY_FAILED: [
+              { guard: 'hasQueued', target: 'turn', reenter: true, actions: ['startQueuedTurn', 'announceTurn'] },
+              { target: 'listening', actions: 'clearTurn' },
+            ],
+            // With interruptions off, speech during the answer is kept and answered next.
+            SPEECH_END: { actions: 'queueUtterance' },
             TEXT: {
               guard: 'interruptible',
               target: 'turn',

@@ -3,7 +3,10 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { createApp, type ParleyApp } from './http/app.js';
 import { Metrics } from './metrics.js';
-import { ProviderRegistry } from './providers/registry.js';
+import { createServices, type Services } from './services.js';
+import { ProviderSet, type SpeechProviders } from './providers/speech-providers.js';
+import { MediaServer } from './realtime/websocket/media-server.js';
+import { ProviderRegistry, type ProviderRegistryOptions } from './providers/registry.js';
 import { connectRedis, type Redis } from './store/redis.js';
 import { Store } from './store/store.js';
 
@@ -13,33 +16,54 @@ export interface Parley extends ParleyApp {
   store: Store;
   registry: ProviderRegistry;
   metrics: Metrics;
+  services: Services;
   /** Starts the HTTP server; resolves with the bound port. */
   listen(port?: number, host?: string): Promise<number>;
   /** Stops accepting requests, drains, and closes Redis. */
   close(): Promise<void>;
 }
 
+export interface OpenParleyOptions {
+  /** Provider registry options (e.g. model folder aliases for test fixtures). */
+  providers?: ProviderRegistryOptions;
+  /** STT/TTS providers for voice sessions; by default the ones each preset names. */
+  speech?: SpeechProviders;
+}
+
 /** Wires one Parley instance: Redis, store, providers, metrics and the HTTP app. Used by main.ts and tests. */
-export async function openParley(config: Config & { adminApiKey: string; redisUrl: string }, logger: Logger): Promise<Parley> {
+export async function openParley(
+  config: Config & { adminApiKey: string; redisUrl: string },
+  logger: Logger,
+  options: OpenParleyOptions = {},
+): Promise<Parley> {
   const redis = await connectRedis({ url: config.redisUrl, logger });
   const store = new Store(redis, config.redisPrefix);
-  const registry = new ProviderRegistry(config);
+  const registry = new ProviderRegistry(config, options.providers);
   const metrics = new Metrics(store);
-  const { app, areas } = createApp({ config, store, logger, registry, metrics });
+  const speech = options.speech ?? new ProviderSet(config, registry);
+  const services = await createServices(config, store, logger, speech);
+  const media = new MediaServer({ store, tokens: services.mediaTokens, supervisor: services.supervisor, logger });
+  services.outbox.startWorker();
+  services.sweeper.start();
+  services.rag.start();
+  const { app, areas, router } = createApp({ config, store, logger, registry, metrics, services });
   let server: Server | undefined;
 
   return {
     config,
     app,
     areas,
+    router,
     redis,
     store,
     registry,
     metrics,
+    services,
     listen: (port = config.port, host = config.host) =>
       new Promise((resolve, reject) => {
         const s = app.listen(port, host);
         server = s;
+        media.attach(s);
         s.once('error', reject);
         s.once('listening', () => {
           const address = s.address();
@@ -47,6 +71,9 @@ export async function openParley(config: Config & { adminApiKey: string; redisUr
         });
       }),
     close: async () => {
+      // Voice sessions end cleanly first (records and session_end events), then HTTP stops.
+      await services.supervisor.drain(config.shutdownTimeoutMs);
+      media.close();
       if (server !== undefined) {
         const s = server;
         await new Promise<void>((resolve) => {
@@ -54,6 +81,10 @@ export async function openParley(config: Config & { adminApiKey: string; redisUr
           s.closeIdleConnections();
         });
       }
+      metrics.stop();
+      await services.sweeper.stop();
+      await services.rag.close();
+      await services.outbox.close();
       redis.destroy();
     },
   };

@@ -3,10 +3,15 @@ import { ChatService } from './chat/chat-service.js';
 import type { Config } from './config.js';
 import { EventOutbox } from './events/outbox.js';
 import { OpenAiLlm } from './providers/openai/openai-llm.js';
+import { RagService } from './rag/rag-service.js';
 import { TokenBucket } from './ratelimit/token-bucket.js';
 import { VoiceSessions } from './realtime/voice-sessions.js';
 import { Responder } from './respond/responder.js';
+import { SileroVad } from './pipeline/vad/silero-vad.js';
+import type { SpeechProviders } from './providers/speech-providers.js';
+import { MediaTokens } from './realtime/websocket/media-token.js';
 import { IdleSweeper } from './sessions/idle-sweeper.js';
+import { SessionSupervisor } from './sessions/supervisor.js';
 import type { Store } from './store/store.js';
 
 /** The domain services behind the SDK API, built once per process. */
@@ -17,9 +22,22 @@ export interface Services {
   chat: ChatService;
   voice: VoiceSessions;
   sweeper: IdleSweeper;
+  vad: SileroVad;
+  speech: SpeechProviders;
+  mediaTokens: MediaTokens;
+  supervisor: SessionSupervisor;
+  /** RAG: documents, ingestion, hybrid search, context for turns. */
+  rag: RagService;
 }
 
-export function createServices(config: Config & { redisUrl: string }, store: Store, logger: Logger): Services {
+export async function createServices(
+  config: Config & { redisUrl: string; adminApiKey: string },
+  store: Store,
+  logger: Logger,
+  speech: SpeechProviders,
+): Promise<Services> {
+  // One Silero session per process, shared by every voice session.
+  const vad = await SileroVad.load();
   const outbox = new EventOutbox({
     redisUrl: config.redisUrl,
     prefix: config.redisPrefix,
@@ -37,17 +55,26 @@ export function createServices(config: Config & { redisUrl: string }, store: Sto
     llmTimeoutMs: config.llm.timeoutMs,
     historyMessages: config.llm.historyMessages,
   });
+  const rag = new RagService({ config: config.rag, modelsDir: config.modelsDir, redisUrl: config.redisUrl, prefix: config.redisPrefix, store, logger, outbox });
   const { url, apiKey, apiSecret } = config.livekit;
+  const mediaTokens = new MediaTokens(config.adminApiKey);
   return {
+    vad,
+    speech,
+    mediaTokens,
+    supervisor: new SessionSupervisor({ store, outbox, responder, speech, vad, logger }, logger),
     rateLimit: new TokenBucket(store.redis, store.keys, config.rateLimit),
     outbox,
     responder,
-    chat: new ChatService({ store, responder, outbox, logger }),
+    rag,
+    chat: new ChatService({ store, responder, outbox, logger, rag }),
     voice: new VoiceSessions({
       store,
       outbox,
       livekit: url !== undefined && apiKey !== undefined && apiSecret !== undefined ? { url, apiKey, apiSecret } : undefined,
       tokenTtlS: config.livekitTokenTtlS,
+      mediaTokens,
+      publicUrl: config.publicUrl,
     }),
     sweeper: new IdleSweeper({
       store,

@@ -1,9 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { AppError } from '../errors.js';
+import { newId } from '../ids.js';
 import type { EventOutbox } from '../events/outbox.js';
 import type { StoredAgent } from '../records/agent.js';
 import type { Store } from '../store/store.js';
 import { clientUrl, mintParticipantToken, type LivekitCredentials } from './livekit/tokens.js';
+import { mediaPath } from './websocket/media-server.js';
+import type { MediaTokens } from './websocket/media-token.js';
 
 export interface VoiceSessionGrant {
   session_id: string;
@@ -16,7 +19,12 @@ export interface VoiceSessionOptions {
   outbox: EventOutbox;
   livekit: LivekitCredentials | undefined;
   tokenTtlS: number;
+  mediaTokens: MediaTokens;
+  /** PARLEY_PUBLIC_URL: the address clients reach; else the request's own origin is used. */
+  publicUrl: string | undefined;
 }
+
+export type VoiceTransport = 'livekit' | 'websocket';
 
 /** The LiveKit room of a session: one room per session, named for it. */
 export function roomName(sessionId: string): string {
@@ -30,14 +38,24 @@ export function roomName(sessionId: string): string {
 export class VoiceSessions {
   constructor(private readonly o: VoiceSessionOptions) {}
 
-  async open(agent: StoredAgent, request: { user_id?: string | undefined }): Promise<VoiceSessionGrant> {
+  async open(
+    agent: StoredAgent,
+    request: { user_id?: string | undefined; transport?: VoiceTransport | undefined },
+    origin: string,
+  ): Promise<VoiceSessionGrant> {
+    if (request.transport === 'websocket') return this.openWebSocket(agent, request.user_id ?? null, origin);
     const livekit = this.o.livekit;
     if (livekit === undefined) {
-      throw new AppError(503, 'voice_unavailable', 'voice is not configured on this server (set LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET)');
+      throw new AppError(
+        503,
+        'voice_unavailable',
+        'voice is not configured on this server (set LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET, or ask for "transport":"websocket")',
+      );
     }
     const userId = request.user_id ?? null;
-    const session = await this.o.store.sessions.create({ agent_id: agent.id, type: 'voice', transport: 'livekit', user_id: userId });
-    const room = roomName(session.id);
+    const sessionId = newId('session');
+    const room = roomName(sessionId);
+    const session = await this.o.store.sessions.create({ id: sessionId, agent_id: agent.id, type: 'voice', transport: 'livekit', user_id: userId, room });
     const connectionToken = await mintParticipantToken(livekit, {
       room,
       identity: userId ?? `user-${randomBytes(6).toString('hex')}`,
@@ -52,5 +70,26 @@ export class VoiceSessions {
       conversation_id: session.conversation_id,
     });
     return { session_id: session.id, connection_token: connectionToken, connection_url: clientUrl(livekit.url) };
+  }
+
+  /** A session on Parley's own WebSocket media endpoint, with a connection token Parley signed. */
+  private async openWebSocket(agent: StoredAgent, userId: string | null, origin: string): Promise<VoiceSessionGrant> {
+    let base: URL;
+    try {
+      base = new URL(this.o.publicUrl ?? origin);
+    } catch {
+      throw new AppError(400, 'bad_request', 'the Host header is not a valid host; set PARLEY_PUBLIC_URL behind proxies');
+    }
+    const session = await this.o.store.sessions.create({ agent_id: agent.id, type: 'voice', transport: 'websocket', user_id: userId });
+    const token = await this.o.mediaTokens.issue({ sessionId: session.id, agentId: agent.id }, this.o.tokenTtlS);
+    base.protocol = base.protocol === 'https:' ? 'wss:' : 'ws:';
+    base.pathname = base.pathname.replace(/\/$/, '') + mediaPath;
+    this.o.outbox.emit(agent, 'session_start', session.id, {
+      session_type: 'voice',
+      transport: 'websocket',
+      user_id: userId,
+      conversation_id: session.conversation_id,
+    });
+    return { session_id: session.id, connection_token: token, connection_url: base.toString() };
   }
 }

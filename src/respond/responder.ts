@@ -50,7 +50,14 @@ export class Responder {
 
   private async viaWebhook(agent: StoredAgent, turn: Turn, signal?: AbortSignal): Promise<Answer> {
     if (agent.webhook_url === null) {
-      const errorId = await this.record(agent, turn, 'webhook_not_configured', 'agent is in passthrough mode and has no webhook_url', null, 0);
+      const errorId = await this.record(
+        agent,
+        turn,
+        'webhook_not_configured',
+        'agent is in passthrough mode and has no webhook_url',
+        null,
+        0,
+      );
       return { ok: false, aborted: false, errorId, message: 'agent has no webhook_url', latencyMs: 0 };
     }
     const result = await callWebhook(
@@ -59,8 +66,16 @@ export class Responder {
       signal,
     );
     if (result.ok) return { ok: true, text: result.response, source: 'webhook', latencyMs: result.latencyMs };
-    if (result.failure === 'aborted') return { ok: false, aborted: true, errorId: null, message: result.message, latencyMs: result.latencyMs };
-    const errorId = await this.record(agent, turn, webhookErrorTypes[result.failure], result.message, result.status, result.latencyMs);
+    if (result.failure === 'aborted')
+      return { ok: false, aborted: true, errorId: null, message: result.message, latencyMs: result.latencyMs };
+    const errorId = await this.record(
+      agent,
+      turn,
+      webhookErrorTypes[result.failure],
+      result.message,
+      result.status,
+      result.latencyMs,
+    );
     return { ok: false, aborted: false, errorId, message: result.message, latencyMs: result.latencyMs };
   }
 
@@ -68,7 +83,10 @@ export class Responder {
     const start = performance.now();
     const elapsed = () => Math.round((performance.now() - start) * 100) / 100;
     try {
-      const settings = agent.preset_id === null ? builtInPreset.llm : (await this.options.store.presets.getStored(agent.preset_id)).llm;
+      const settings =
+        agent.preset_id === null
+          ? builtInPreset.llm
+          : (await this.options.store.presets.getStored(agent.preset_id)).llm;
       const messages = await this.prompt(agent, turn);
       const text = await this.options.llmFor(settings).complete({
         model: settings.model,
@@ -80,30 +98,81 @@ export class Responder {
       });
       return { ok: true, text, source: 'llm', latencyMs: elapsed() };
     } catch (err) {
-      if (signal?.aborted) return { ok: false, aborted: true, errorId: null, message: 'aborted by the session', latencyMs: elapsed() };
+      if (signal?.aborted)
+        return { ok: false, aborted: true, errorId: null, message: 'aborted by the session', latencyMs: elapsed() };
       const { type, message, status } = describeLlmError(err, this.options.llmTimeoutMs);
       const errorId = await this.record(agent, turn, type, message, status, elapsed());
       return { ok: false, aborted: false, errorId, message, latencyMs: elapsed() };
     }
   }
 
-  /** System prompt (with RAG context when present), recent history, and the user's turn last. */
+  /**
+   * The answer as text deltas, for speech: the webhook's reply whole, or the LLM's tokens as they
+   * come. Failures are recorded like `answer`'s and thrown as AnswerFailed.
+   */
+  async *stream(agent: StoredAgent, turn: Turn, signal?: AbortSignal): AsyncIterable<string> {
+    if (agent.mode === 'passthrough') {
+      const answer = await this.viaWebhook(agent, turn, signal);
+      if (!answer.ok) throw new AnswerFailed(answer.message, answer.errorId, answer.aborted);
+      yield answer.text;
+      return;
+    }
+    const start = performance.now();
+    const elapsed = () => Math.round((performance.now() - start) * 100) / 100;
+    try {
+      const settings =
+        agent.preset_id === null
+          ? builtInPreset.llm
+          : (await this.options.store.presets.getStored(agent.preset_id)).llm;
+      const messages = await this.prompt(agent, turn);
+      yield* this.options.llmFor(settings).stream({
+        model: settings.model,
+        messages,
+        temperature: settings.temperature,
+        maxTokens: settings.max_tokens,
+        signal,
+        timeoutMs: this.options.llmTimeoutMs,
+      });
+    } catch (err) {
+      if (signal?.aborted) throw new AnswerFailed('aborted by the session', null, true);
+      const { type, message, status } = describeLlmError(err, this.options.llmTimeoutMs);
+      const errorId = await this.record(agent, turn, type, message, status, elapsed());
+      throw new AnswerFailed(message, errorId, false);
+    }
+  }
+
+  /**
+   * System prompt (with RAG context when present), the `historyMessages` messages before this turn
+   * (failed answers left out), and the user's turn last. The caller may already have stored the
+   * turn as the newest message; it is not counted as history then.
+   */
   async prompt(agent: StoredAgent, turn: Turn): Promise<ChatMessage[]> {
-    const history = await this.options.store.conversations.recent(turn.conversationId, this.options.historyMessages);
-    const system = turn.context === null ? agent.system_prompt : `${agent.system_prompt}\n\nUse this context when it helps:\n${turn.context}`;
+    const n = this.options.historyMessages;
+    const recent = await this.options.store.conversations.recent(turn.conversationId, n + 1);
+    const newest = recent[recent.length - 1];
+    if (newest !== undefined && newest.role === 'user' && newest.text === turn.transcript) recent.pop();
+    const history = n === 0 ? [] : recent.slice(-n);
+    const system =
+      turn.context === null
+        ? agent.system_prompt
+        : `${agent.system_prompt}\n\nUse this context when it helps:\n${turn.context}`;
     const messages: ChatMessage[] = [{ role: 'system', content: system }];
     for (const m of history) {
       if (m.status === 'failed') continue;
       messages.push({ role: m.role === 'agent' ? 'assistant' : 'user', content: m.text });
     }
-    const last = messages[messages.length - 1];
-    if (last === undefined || last.role !== 'user' || last.content !== turn.transcript) {
-      messages.push({ role: 'user', content: turn.transcript });
-    }
+    messages.push({ role: 'user', content: turn.transcript });
     return messages;
   }
 
-  private async record(agent: StoredAgent, turn: Turn, type: string, message: string, status: number | null, latencyMs: number): Promise<string | null> {
+  private async record(
+    agent: StoredAgent,
+    turn: Turn,
+    type: string,
+    message: string,
+    status: number | null,
+    latencyMs: number,
+  ): Promise<string | null> {
     try {
       const rec = await this.options.store.errors.record({
         type,
@@ -119,6 +188,17 @@ export class Responder {
       this.options.logger.error({ err, agent_id: agent.id, type }, 'could not write error record');
       return null;
     }
+  }
+}
+
+export class AnswerFailed extends Error {
+  override readonly name = 'AnswerFailed';
+  constructor(
+    message: string,
+    readonly errorId: string | null,
+    readonly aborted: boolean,
+  ) {
+    super(message);
   }
 }
 

@@ -1,5 +1,6 @@
 import { isoNow } from '../clock.js';
 import { outboundHeaders } from '../events/outbound-headers.js';
+import { postJson } from '../events/outbound-post.js';
 
 /** SPEC §2 webhook request body, `type` = `transcription_complete`. */
 export interface TranscriptionComplete {
@@ -46,38 +47,71 @@ export async function callWebhook(
   const elapsed = () => Math.round((performance.now() - start) * 100) / 100;
   let status: number | null = null;
   try {
-    const res = await fetch(target.url, {
-      method: 'POST',
-      headers: outboundHeaders(body, target.apiKey),
-      body,
+    const reply = await postJson(target.url, body, outboundHeaders(body, target.apiKey), {
       signal: combined,
-      redirect: 'error',
+      maxResponseBytes: maxReplyBytes,
     });
-    status = res.status;
-    const text = await res.text();
-    if (!res.ok) {
-      return { ok: false, failure: 'http_error', status, latencyMs: elapsed(), message: `webhook answered HTTP ${status}` };
+    status = reply.status;
+    if (status < 200 || status > 299) {
+      return {
+        ok: false,
+        failure: 'http_error',
+        status,
+        latencyMs: elapsed(),
+        message: `webhook answered HTTP ${status}`,
+      };
     }
-    if (text.length > maxReplyBytes) {
-      return { ok: false, failure: 'invalid_response', status, latencyMs: elapsed(), message: 'webhook reply is too large' };
+    if (reply.text === null) {
+      return {
+        ok: false,
+        failure: 'invalid_response',
+        status,
+        latencyMs: elapsed(),
+        message: 'webhook reply is too large',
+      };
     }
-    let reply: unknown;
+    let parsed: unknown;
     try {
-      reply = JSON.parse(text);
+      parsed = JSON.parse(reply.text);
     } catch {
-      return { ok: false, failure: 'invalid_response', status, latencyMs: elapsed(), message: 'webhook reply is not JSON' };
+      return {
+        ok: false,
+        failure: 'invalid_response',
+        status,
+        latencyMs: elapsed(),
+        message: 'webhook reply is not JSON',
+      };
     }
-    const response = (reply as { response?: unknown } | null)?.response;
+    const response = (parsed as { response?: unknown } | null)?.response;
     if (typeof response !== 'string') {
-      return { ok: false, failure: 'invalid_response', status, latencyMs: elapsed(), message: 'webhook reply has no string `response`' };
+      return {
+        ok: false,
+        failure: 'invalid_response',
+        status,
+        latencyMs: elapsed(),
+        message: 'webhook reply has no string `response`',
+      };
     }
     return { ok: true, response, status, latencyMs: elapsed() };
   } catch (err) {
-    if (signal?.aborted) return { ok: false, failure: 'aborted', status, latencyMs: elapsed(), message: 'aborted by the session' };
+    if (signal?.aborted)
+      return { ok: false, failure: 'aborted', status, latencyMs: elapsed(), message: 'aborted by the session' };
     if (timeout.aborted) {
-      return { ok: false, failure: 'timeout', status, latencyMs: elapsed(), message: `webhook did not answer within ${target.timeoutMs} ms` };
+      return {
+        ok: false,
+        failure: 'timeout',
+        status,
+        latencyMs: elapsed(),
+        message: `webhook did not answer within ${target.timeoutMs} ms`,
+      };
     }
     const reason = err instanceof Error ? ((err.cause as Error | undefined)?.message ?? err.message) : String(err);
-    return { ok: false, failure: 'network_error', status, latencyMs: elapsed(), message: `webhook request failed: ${reason}` };
+    return {
+      ok: false,
+      failure: 'network_error',
+      status,
+      latencyMs: elapsed(),
+      message: `webhook request failed: ${reason}`,
+    };
   }
 }

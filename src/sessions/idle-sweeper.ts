@@ -42,18 +42,22 @@ export class IdleSweeper {
     const { store, outbox } = this.o;
     let ended = 0;
     for (;;) {
-      const ids = await store.sessions.idle(now - this.o.chatIdleTimeoutMs, 100);
+      // Chat sessions only: idle voice sessions are their session actors' to end, and must not fill the page.
+      const ids = await store.sessions.idle(now - this.o.chatIdleTimeoutMs, 100, 'chat');
       let progressed = false;
       for (const id of ids) {
-        const session = await store.sessions.get(id).catch(() => null);
-        if (session === null || session.type !== 'chat') continue;
-        const done = await store.sessions.end(id, 'idle_timeout', now);
+        const done = await store.sessions.end(id, 'idle_timeout', now).catch(() => null);
         if (done === null) continue;
         progressed = true;
         ended++;
         const agent = await store.agents.getStored(done.agent_id).catch(() => null);
         if (agent !== null) {
-          outbox.emit(agent, 'session_end', done.id, { reason: done.end_reason, duration_ms: done.duration_ms, turns: done.turns, session_type: done.type });
+          outbox.emit(agent, 'session_end', done.id, {
+            reason: done.end_reason,
+            duration_ms: done.duration_ms,
+            turns: done.turns,
+            session_type: done.type,
+          });
         }
       }
       if (ids.length < 100 || !progressed) return ended;

@@ -26,7 +26,10 @@ export type Responder = (req: ReceivedRequest, index: number) => Reply | Promise
  */
 export class HttpReceiver {
   readonly requests: ReceivedRequest[] = [];
+  /** Requests whose client went away before the reply was sent (aborted calls). */
+  abandoned = 0;
   private waiters: { count: number; resolve: () => void }[] = [];
+  private conditions: { test: () => boolean; resolve: () => void }[] = [];
   private readonly sockets = new Set<import('node:net').Socket>();
 
   private constructor(
@@ -65,12 +68,34 @@ export class HttpReceiver {
     return this.requests;
   }
 
+  /** Resolves once `test` holds (checked on every request and abandonment). */
+  async until(test: () => boolean, timeoutMs = 10_000): Promise<void> {
+    if (test()) return;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`condition not met; ${this.requests.length} requests, ${this.abandoned} abandoned`)), timeoutMs);
+      this.conditions.push({ test, resolve: () => (clearTimeout(timer), resolve()) });
+    });
+  }
+
+  private check(): void {
+    for (const w of this.waiters.filter((w) => this.requests.length >= w.count)) w.resolve();
+    this.waiters = this.waiters.filter((w) => this.requests.length < w.count);
+    for (const c of this.conditions.filter((c) => c.test())) c.resolve();
+    this.conditions = this.conditions.filter((c) => !c.test());
+  }
+
   async close(): Promise<void> {
     for (const s of this.sockets) s.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    res.on('close', () => {
+      if (!res.writableEnded) {
+        this.abandoned++;
+        this.check();
+      }
+    });
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const rawBody = Buffer.concat(chunks).toString('utf8');
@@ -82,8 +107,7 @@ export class HttpReceiver {
     }
     const received: ReceivedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, rawBody, json, receivedAt: Date.now() };
     const index = this.requests.push(received) - 1;
-    for (const w of this.waiters.filter((w) => this.requests.length >= w.count)) w.resolve();
-    this.waiters = this.waiters.filter((w) => this.requests.length < w.count);
+    this.check();
     const reply = await this.respond(received, index);
     if (reply.delayMs !== undefined) await new Promise((r) => setTimeout(r, reply.delayMs));
     if (res.destroyed) return;

@@ -19,7 +19,7 @@ export function sdkRoutes(deps: { chat: ChatService; voice: VoiceSessions; maxMe
       responses: { 201: { description: 'The session and its media connection', schema: sessionResponse } },
       handler: async (ctx, { body }) => {
         const agent = authenticatedAgent(ctx.state);
-        return { status: 201, body: await deps.voice.open(agent, { user_id: body.user_id }) };
+        return { status: 201, body: await deps.voice.open(agent, { user_id: body.user_id, transport: body.transport }, `${ctx.protocol}://${ctx.host || 'localhost'}`) };
       },
     }),
     defineRoute({

@@ -30,6 +30,10 @@ export const sessionBody = z
   .strictObject({
     agent_token: agentToken,
     user_id: userId.optional(),
+    transport: z
+      .enum(['livekit', 'websocket'])
+      .optional()
+      .meta({ description: "Media transport: LiveKit (default) or Parley's built-in WebSocket endpoint" }),
   })
   .meta({ id: 'VoiceSessionRequest' });
 

@@ -1,0 +1,23 @@
+import type { Observable } from 'rxjs';
+import type { AudioFrame } from '../pipeline/audio-frame.js';
+import type { ClientMessage, ServerEvent } from './websocket/protocol.js';
+
+/**
+ * One live media connection, whatever carries it (the built-in WebSocket endpoint now; a LiveKit
+ * room bridge later). A voice session reads audio and client messages from it and writes events
+ * and audio back.
+ */
+export interface MediaTransport {
+  readonly kind: 'websocket' | 'livekit';
+  /** Rate of incoming audio frames. */
+  readonly inputSampleRate: number;
+  /** Rate `sendAudio` expects. */
+  readonly outputSampleRate: number;
+  readonly audio$: Observable<AudioFrame>;
+  readonly messages$: Observable<ClientMessage>;
+  /** Emits once and completes when the connection is gone (either side closed it). */
+  readonly closed$: Observable<void>;
+  send(event: ServerEvent): void;
+  sendAudio(samples: Int16Array): void;
+  close(code?: number, reason?: string): void;
+}

@@ -1,0 +1,86 @@
+import { ReplaySubject, Subject } from 'rxjs';
+import type { WebSocket } from 'ws';
+import type { AudioFrame } from '../../pipeline/audio-frame.js';
+import type { MediaTransport } from '../transport.js';
+import { clientMessageSchema, type ClientMessage, type ServerEvent } from './protocol.js';
+
+/** Largest binary message accepted: 1 s of 48 kHz PCM16. */
+const maxAudioBytes = 96_000;
+
+/**
+ * A WebSocket as a MediaTransport. Bad input (odd-length or oversized audio, non-JSON or unknown
+ * messages) gets an `error` event and is dropped; the connection and the process carry on.
+ */
+export class WsTransport implements MediaTransport {
+  readonly kind = 'websocket';
+  readonly outputSampleRate: number;
+  private readonly audio = new Subject<AudioFrame>();
+  private readonly messages = new Subject<ClientMessage>();
+  private readonly closed = new ReplaySubject<void>(1);
+  readonly audio$ = this.audio.asObservable();
+  readonly messages$ = this.messages.asObservable();
+  readonly closed$ = this.closed.asObservable();
+  private finished = false;
+
+  constructor(
+    private readonly ws: WebSocket,
+    readonly inputSampleRate: number,
+  ) {
+    this.outputSampleRate = inputSampleRate;
+    ws.on('message', (data, isBinary) => (isBinary ? this.onAudio(data as Buffer) : this.onText(String(data))));
+    ws.on('close', () => this.finish());
+    ws.on('error', () => this.finish());
+  }
+
+  send(event: ServerEvent): void {
+    if (this.ws.readyState === this.ws.OPEN) this.ws.send(JSON.stringify(event));
+  }
+
+  sendAudio(samples: Int16Array): void {
+    if (this.ws.readyState !== this.ws.OPEN) return;
+    this.ws.send(Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength), { binary: true });
+  }
+
+  close(code = 1000, reason = ''): void {
+    if (this.ws.readyState === this.ws.OPEN || this.ws.readyState === this.ws.CONNECTING) this.ws.close(code, reason.slice(0, 120));
+    this.finish();
+  }
+
+  private onAudio(data: Buffer): void {
+    if (data.byteLength === 0) return;
+    if (data.byteLength % 2 !== 0 || data.byteLength > maxAudioBytes) {
+      this.send({ type: 'error', code: 'bad_audio_frame', message: `binary messages must be PCM16LE with an even length of at most ${maxAudioBytes} bytes` });
+      return;
+    }
+    // The frame is a view on the message buffer: no copy unless it is misaligned.
+    const aligned = data.byteOffset % 2 === 0 ? data : Buffer.from(data);
+    const samples = new Int16Array(aligned.buffer, aligned.byteOffset, aligned.byteLength / 2);
+    this.audio.next({ samples, sampleRate: this.inputSampleRate });
+  }
+
+  private onText(text: string): void {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      this.send({ type: 'error', code: 'invalid_json', message: 'text messages must be JSON events' });
+      return;
+    }
+    const parsed = clientMessageSchema.safeParse(raw);
+    if (!parsed.success) {
+      const detail = parsed.error.issues.map((i) => `${i.path.join('.') || 'message'}: ${i.message}`).join('; ');
+      this.send({ type: 'error', code: 'invalid_message', message: detail });
+      return;
+    }
+    this.messages.next(parsed.data);
+  }
+
+  private finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.audio.complete();
+    this.messages.complete();
+    this.closed.next();
+    this.closed.complete();
+  }
+}
