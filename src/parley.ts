@@ -40,7 +40,9 @@ export async function openParley(
   const store = new Store(redis, config.redisPrefix);
   const registry = new ProviderRegistry(config, options.providers);
   const metrics = new Metrics(store);
-  const speech = options.speech ?? new ProviderSet(config, registry);
+  // Providers we create we also close (their model workers); injected ones belong to the caller.
+  const ownSpeech = options.speech === undefined ? new ProviderSet(config, registry) : undefined;
+  const speech = options.speech ?? ownSpeech!;
   const services = await createServices(config, store, logger, speech);
   const media = new MediaServer({ store, tokens: services.mediaTokens, supervisor: services.supervisor, logger });
   services.outbox.startWorker();
@@ -85,6 +87,7 @@ export async function openParley(
       await services.sweeper.stop();
       await services.rag.close();
       await services.outbox.close();
+      await ownSpeech?.close();
       redis.destroy();
     },
   };

@@ -1,0 +1,52 @@
+import { toFile } from 'openai';
+import { encodeWav } from '../../pipeline/wav.js';
+import type { SttProvider, SttRequest } from '../stt.js';
+import { openAiClient, type OpenAiEndpoint } from './client.js';
+import { assertConfigured, openAiFailure } from './openai-error.js';
+
+export interface OpenAiSttOptions {
+  /** Longest wait for a transcript, in ms. */
+  timeoutMs: number;
+}
+
+export const defaultOpenAiSttOptions: OpenAiSttOptions = {
+  timeoutMs: 30_000,
+};
+
+/**
+ * Transcription on any OpenAI-compatible server (`POST /v1/audio/transcriptions`: OpenAI,
+ * speaches, faster-whisper-server, vLLM, …). The utterance is sent as a 16-bit mono WAV upload.
+ */
+export class OpenAiStt implements SttProvider {
+  readonly label = 'openai';
+  private readonly options: OpenAiSttOptions;
+
+  constructor(
+    private readonly endpoint: OpenAiEndpoint,
+    options: Partial<OpenAiSttOptions> = {},
+  ) {
+    this.options = { ...defaultOpenAiSttOptions, ...options };
+  }
+
+  async transcribe(request: SttRequest): Promise<string> {
+    const { signal } = request;
+    signal?.throwIfAborted();
+    assertConfigured(this.endpoint);
+    const file = await toFile(encodeWav({ samples: request.audio, sampleRate: request.sampleRate }), 'utterance.wav', {
+      type: 'audio/wav',
+    });
+    try {
+      const result = await openAiClient(this.endpoint).audio.transcriptions.create(
+        {
+          file,
+          model: request.model,
+          ...(request.language === null ? {} : { language: request.language }),
+        },
+        { signal, timeout: this.options.timeoutMs },
+      );
+      return typeof result.text === 'string' ? result.text.trim() : '';
+    } catch (err) {
+      throw openAiFailure('transcription', err, signal);
+    }
+  }
+}

@@ -1,0 +1,97 @@
+import type { Config } from '../config.js';
+import type { StoredPreset } from '../records/preset.js';
+import { EspeakTts, type EspeakTtsOptions } from './espeak/espeak-tts.js';
+import type { LocalModelOptions } from './local/local-model-options.js';
+import { LocalModel } from './local/local-model.js';
+import { VitsTts } from './local/vits-tts.js';
+import { WhisperStt, type WhisperSttOptions } from './local/whisper-stt.js';
+import type { OpenAiEndpoint } from './openai/client.js';
+import { OpenAiStt, type OpenAiSttOptions } from './openai/openai-stt.js';
+import { OpenAiTts, type OpenAiTtsOptions } from './openai/openai-tts.js';
+import { ProviderError } from './provider-error.js';
+import type { ProviderRegistry } from './registry.js';
+import type { SttProvider } from './stt.js';
+import type { TtsProvider } from './tts.js';
+
+/** Provider instances for a preset's sections; instances are shared and cached per settings. */
+export interface SpeechProviders {
+  stt(settings: StoredPreset['stt']): SttProvider;
+  tts(settings: StoredPreset['tts']): TtsProvider;
+}
+
+export interface ProviderSetOptions {
+  /** Local (transformers.js) models: ONNX variant and threads per model worker. */
+  local?: Partial<LocalModelOptions>;
+  /** Local Whisper only (e.g. `maxNewTokens`). */
+  whisper?: Partial<WhisperSttOptions>;
+  /** espeak-ng words per minute at speed 1 and the like; `bin` comes from `PARLEY_ESPEAK_BIN`. */
+  espeak?: Partial<Omit<EspeakTtsOptions, 'bin'>>;
+  openaiStt?: Partial<OpenAiSttOptions>;
+  openaiTts?: Partial<OpenAiTtsOptions>;
+}
+
+/**
+ * The real resolver: a preset section's provider name picks the implementation, and one instance
+ * per provider and model is created on first use and shared by every session. Local models are
+ * found in the registry's folder for the model id (`MODELS_DIR`, with its aliases) and load
+ * lazily on the first request, once per process.
+ */
+export class ProviderSet implements SpeechProviders {
+  private readonly sttCache = new Map<string, SttProvider>();
+  private readonly ttsCache = new Map<string, TtsProvider>();
+  private readonly endpoint: OpenAiEndpoint;
+
+  constructor(
+    private readonly config: Config,
+    private readonly registry: ProviderRegistry,
+    private readonly options: ProviderSetOptions = {},
+  ) {
+    this.endpoint = { apiKey: config.openai.apiKey, baseUrl: config.openai.baseUrl };
+  }
+
+  stt(settings: StoredPreset['stt']): SttProvider {
+    return cached(this.sttCache, settings.provider, settings.model, () => {
+      switch (settings.provider) {
+        case 'openai':
+          return new OpenAiStt(this.endpoint, this.options.openaiStt);
+        case 'local-whisper':
+          return new WhisperStt(this.registry.modelDir(settings.model), {
+            ...this.options.local,
+            ...this.options.whisper,
+          });
+        default:
+          throw new ProviderError(settings.provider, 'is not a speech-to-text provider');
+      }
+    });
+  }
+
+  tts(settings: StoredPreset['tts']): TtsProvider {
+    return cached(this.ttsCache, settings.provider, settings.model, () => {
+      switch (settings.provider) {
+        case 'espeak':
+          return new EspeakTts({ ...this.options.espeak, bin: this.config.espeakBin });
+        case 'openai':
+          return new OpenAiTts(this.endpoint, this.options.openaiTts);
+        case 'local-vits':
+          return new VitsTts(this.registry.modelDir(settings.model), this.options.local);
+        default:
+          throw new ProviderError(settings.provider, 'is not a text-to-speech provider');
+      }
+    });
+  }
+
+  /** Stops the local model workers (shutdown). */
+  async close(): Promise<void> {
+    await LocalModel.closeAll();
+  }
+}
+
+function cached<T>(cache: Map<string, T>, provider: string, model: string, create: () => T): T {
+  const key = `${provider}\u0000${model}`;
+  let instance = cache.get(key);
+  if (instance === undefined) {
+    instance = create();
+    cache.set(key, instance);
+  }
+  return instance;
+}

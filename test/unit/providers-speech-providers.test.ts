@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { EspeakTts } from '../../src/providers/espeak/espeak-tts.js';
+import { VitsTts } from '../../src/providers/local/vits-tts.js';
+import { WhisperStt } from '../../src/providers/local/whisper-stt.js';
+import { OpenAiStt } from '../../src/providers/openai/openai-stt.js';
+import { OpenAiTts } from '../../src/providers/openai/openai-tts.js';
+import { ProviderRegistry } from '../../src/providers/registry.js';
+import { ProviderSet } from '../../src/providers/speech-providers.js';
+import { defaultPresetSettings } from '../../src/records/preset.js';
+
+const config = loadConfig({
+  MODELS_DIR: '/srv/models',
+  PARLEY_ESPEAK_BIN: '/nonexistent/espeak',
+  OPENAI_API_KEY: 'sk-test',
+});
+const registry = new ProviderRegistry(config, { modelAliases: { 'Xenova/mms-tts-eng': 'voices/mms' } });
+
+describe('ProviderSet', () => {
+  it('picks the implementation a preset section names', () => {
+    const set = new ProviderSet(config, registry);
+    expect(set.stt({ provider: 'openai', model: 'whisper-1', language: null })).toBeInstanceOf(OpenAiStt);
+    expect(set.stt({ provider: 'local-whisper', model: 'Xenova/whisper-tiny.en', language: null })).toBeInstanceOf(
+      WhisperStt,
+    );
+    expect(set.tts({ provider: 'espeak', model: 'espeak-ng', voice: 'en-us', speed: 1 })).toBeInstanceOf(EspeakTts);
+    expect(set.tts({ provider: 'openai', model: 'tts-1', voice: 'alloy', speed: 1 })).toBeInstanceOf(OpenAiTts);
+    expect(set.tts({ provider: 'local-vits', model: 'Xenova/mms-tts-eng', voice: 'default', speed: 1 })).toBeInstanceOf(
+      VitsTts,
+    );
+  });
+
+  it('resolves the built-in preset to local Whisper and espeak-ng', () => {
+    const set = new ProviderSet(config, registry);
+    expect(set.stt(defaultPresetSettings.stt).label).toBe('local-whisper');
+    expect(set.tts(defaultPresetSettings.tts).label).toBe('espeak');
+  });
+
+  it('shares one instance per provider and model, whatever the voice, speed or language', () => {
+    const set = new ProviderSet(config, registry);
+    const a = set.tts({ provider: 'espeak', model: 'espeak-ng', voice: 'en-us', speed: 1 });
+    expect(set.tts({ provider: 'espeak', model: 'espeak-ng', voice: 'de', speed: 2 })).toBe(a);
+    const whisper = set.stt({ provider: 'local-whisper', model: 'Xenova/whisper-tiny.en', language: null });
+    expect(set.stt({ provider: 'local-whisper', model: 'Xenova/whisper-tiny.en', language: 'en' })).toBe(whisper);
+    expect(set.stt({ provider: 'local-whisper', model: 'Xenova/whisper-base.en', language: null })).not.toBe(whisper);
+    expect(set.stt({ provider: 'openai', model: 'whisper-1', language: null })).not.toBe(whisper);
+  });
+
+  it('looks local models up in the registry folders, aliases included', () => {
+    const set = new ProviderSet(config, registry);
+    const whisper = set.stt({ provider: 'local-whisper', model: 'Xenova/whisper-tiny.en', language: null });
+    const vits = set.tts({ provider: 'local-vits', model: 'Xenova/mms-tts-eng', voice: 'default', speed: 1 });
+    expect(whisper).toBeInstanceOf(WhisperStt);
+    expect(vits).toBeInstanceOf(VitsTts);
+    expect((whisper as WhisperStt).modelDir).toBe('/srv/models/Xenova/whisper-tiny.en');
+    expect((vits as VitsTts).modelDir).toBe('/srv/models/voices/mms');
+  });
+
+  it('runs espeak-ng from PARLEY_ESPEAK_BIN', async () => {
+    const tts = new ProviderSet(config, registry).tts({
+      provider: 'espeak',
+      model: 'espeak-ng',
+      voice: 'en-us',
+      speed: 1,
+    });
+    const run = (async () => {
+      for await (const chunk of tts.synthesize({ text: 'hi', model: 'espeak-ng', voice: 'en-us', speed: 1 }))
+        void chunk;
+    })();
+    await expect(run).rejects.toThrow(/\/nonexistent\/espeak is not installed/);
+  });
+});
