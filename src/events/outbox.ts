@@ -6,6 +6,7 @@ import type { StoredAgent } from '../records/agent.js';
 import type { Store } from '../store/store.js';
 import type { AsyncEventType, EventEnvelope } from './event-types.js';
 import { outboundHeaders } from './outbound-headers.js';
+import { postJson } from './outbound-post.js';
 
 export interface OutboxOptions {
   redisUrl: string;
@@ -24,6 +25,24 @@ interface DeliveryJob {
   envelope: EventEnvelope;
   url: string;
   key: string | null;
+}
+
+/** How long close() waits for BullMQ to shut down gracefully. */
+const closeGraceMs = 5_000;
+
+/** True when `work` settles within `ms`. */
+async function within(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  const settled = work.then(
+    () => true as const,
+    () => true as const,
+  );
+  try {
+    return await Promise.race([settled, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** SPEC §6: 3 retries after the first try. */
@@ -90,14 +109,20 @@ export class EventOutbox {
       data,
     };
     const job: DeliveryJob = { envelope, url: agent.events_url, key: agent.webhook_api_key };
-    const write = this.queue
-      .add(type, job, { jobId: envelope.id })
-      .catch((err: unknown) =>
-        this.options.logger.error({ err, event_id: envelope.id, type }, 'could not queue event; it is lost'),
-      )
-      .finally(() => this.pending.delete(write));
-    this.pending.add(write);
+    this.track(
+      this.queue
+        .add(type, job, { jobId: envelope.id })
+        .catch((err: unknown) =>
+          this.options.logger.error({ err, event_id: envelope.id, type }, 'could not queue event; it is lost'),
+        ),
+    );
     return envelope.id;
+  }
+
+  /** Keeps a fire-and-forget write in `pending` until it settles, so close() can wait for it. */
+  private track(write: Promise<unknown>): void {
+    const tracked = write.finally(() => this.pending.delete(tracked));
+    this.pending.add(tracked);
   }
 
   startWorker(): void {
@@ -110,10 +135,13 @@ export class EventOutbox {
     worker.on('failed', (job, err) => {
       if (job === undefined) return;
       if (job.attemptsMade < (job.opts.attempts ?? 1)) {
-        this.options.logger.info({ event_id: job.data.envelope.id, attempt: job.attemptsMade, err: err.message }, 'event delivery failed; will retry');
+        this.options.logger.info(
+          { event_id: job.data.envelope.id, attempt: job.attemptsMade, err: err.message },
+          'event delivery failed; will retry',
+        );
         return;
       }
-      void this.recordFailure(job, err);
+      this.track(this.recordFailure(job, err));
     });
     worker.on('error', (err) => this.options.logger.warn({ err: err.message }, 'event worker error'));
     this.worker = worker;
@@ -128,28 +156,40 @@ export class EventOutbox {
   /** Waits for queued writes, lets in-flight deliveries finish, and disconnects. */
   async close(): Promise<void> {
     await Promise.allSettled([...this.pending]);
-    await this.worker?.close();
-    await this.queue.close();
+    // Closing while BullMQ's connections are still opening (a SIGTERM right after boot) makes
+    // ioredis reject promises nobody awaits; let them finish opening first, within a bound.
+    await within(Promise.all([this.queue.waitUntilReady(), this.worker?.waitUntilReady()]), closeGraceMs);
+    // BullMQ's graceful close waits for its connections; right after a Redis outage they may still
+    // be reconnecting, so after a bound we drop them (in-flight jobs are retried by the next worker).
+    const worker = this.worker;
+    if (worker !== undefined && !(await within(worker.close(), closeGraceMs)))
+      await worker.disconnect().catch(() => {});
+    // Error records of deliveries that failed for the last time while the worker wound down.
+    await Promise.allSettled([...this.pending]);
+    if (!(await within(this.queue.close(), closeGraceMs))) await this.queue.disconnect().catch(() => {});
   }
 
   private async deliver(job: Job<DeliveryJob>): Promise<void> {
     const { envelope, url, key } = job.data;
     const body = JSON.stringify(envelope);
-    let res: Response;
+    const timeout = AbortSignal.timeout(this.options.timeoutMs);
+    let status: number;
     try {
-      res = await fetch(url, {
-        method: 'POST',
-        headers: outboundHeaders(body, key, { 'X-Parley-Event-Id': envelope.id, 'X-Parley-Event-Attempt': String(job.attemptsMade + 1) }),
-        body,
-        signal: AbortSignal.timeout(this.options.timeoutMs),
-        redirect: 'error',
+      const headers = outboundHeaders(body, key, {
+        'X-Parley-Event-Id': envelope.id,
+        'X-Parley-Event-Attempt': String(job.attemptsMade + 1),
       });
-      await res.arrayBuffer();
+      // The reply is not used; reading a little of it keeps the connection reusable.
+      ({ status } = await postJson(url, body, headers, { signal: timeout, maxResponseBytes: 64 * 1024 }));
     } catch (err) {
-      const reason = err instanceof Error ? err.message : String(err);
+      const reason = timeout.aborted
+        ? `no answer within ${this.options.timeoutMs} ms`
+        : err instanceof Error
+          ? err.message
+          : String(err);
       throw new DeliveryError(`request failed: ${reason}`, null);
     }
-    if (!res.ok) throw new DeliveryError(`receiver answered HTTP ${res.status}`, res.status);
+    if (status < 200 || status > 299) throw new DeliveryError(`receiver answered HTTP ${status}`, status);
   }
 
   private async recordFailure(job: Job<DeliveryJob>, err: Error): Promise<void> {
@@ -164,7 +204,10 @@ export class EventOutbox {
         details: { event_id: envelope.id, event_type: envelope.type, events_url: url, attempts: job.attemptsMade },
       });
     } catch (recordErr) {
-      this.options.logger.error({ err: recordErr, event_id: envelope.id }, 'could not write event_delivery_failed record');
+      this.options.logger.error(
+        { err: recordErr, event_id: envelope.id },
+        'could not write event_delivery_failed record',
+      );
     }
   }
 }
