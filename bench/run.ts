@@ -1,36 +1,47 @@
 /**
- * `npm run bench`: runs every benchmark listed below, one after the other, each in its own
- * process (`node --import tsx bench/<file>`), and stops at the first that fails. Each bench writes
- * its own bench/results/<name>.{json,md}. Add a new bench by adding its file to `benches`.
+ * `npm run bench`: runs every benchmark, one after the other, each in its own process
+ * (`node --import tsx bench/<file>`). A benchmark is any bench/*.ts file but this one and files
+ * whose name starts with `.` or `_`; helpers live in bench/lib/. Each writes its own
+ * bench/results/<name>.{json,md}. A failing bench does not stop the others; the exit code is 1
+ * when any failed.
  *
  *   npm run bench                  # all
- *   npm run bench -- admin-api     # only those whose file name contains one of the arguments
+ *   npm run bench -- admin-api vad # only those whose file name contains one of the arguments
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readdirSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const benches: readonly string[] = ['admin-api.ts', 'chat.ts', 'voice.ts', 'vad.ts', 'rag.ts'];
+const thisFile = fileURLToPath(import.meta.url);
+const benchDir = dirname(thisFile);
 
-const benchDir = dirname(fileURLToPath(import.meta.url));
+export function listBenches(): string[] {
+  return readdirSync(benchDir, { withFileTypes: true })
+    .filter((e) => e.isFile() && e.name.endsWith('.ts') && e.name !== basename(thisFile) && !/^[._]/.test(e.name))
+    .map((e) => e.name)
+    .sort();
+}
+
+const all = listBenches();
 const filters = process.argv.slice(2);
-const selected = benches.filter((file) => filters.length === 0 || filters.some((f) => file.includes(f)));
+const selected = all.filter((file) => filters.length === 0 || filters.some((f) => file.includes(f)));
 if (selected.length === 0) {
-  console.error(`bench: nothing matches ${filters.join(', ')}; benches: ${benches.join(', ')}`);
+  console.error(`bench: nothing matches ${filters.join(', ') || '(no filter)'}; benches: ${all.join(', ')}`);
   process.exit(1);
 }
 
+const failed: string[] = [];
 for (const file of selected) {
-  const path = join(benchDir, file);
-  if (!existsSync(path)) {
-    console.error(`bench: ${file} is listed in bench/run.ts but does not exist`);
-    process.exit(1);
-  }
   console.log(`\n=== bench/${file}`);
-  const result = spawnSync(process.execPath, ['--import', 'tsx', path], { stdio: 'inherit' });
+  const result = spawnSync(process.execPath, ['--import', 'tsx', join(benchDir, file)], { stdio: 'inherit' });
   if (result.status !== 0) {
+    failed.push(file);
     console.error(`bench: ${file} failed (${result.error?.message ?? `exit ${result.status ?? result.signal}`})`);
-    process.exit(result.status ?? 1);
   }
 }
+if (failed.length > 0) {
+  console.error(`bench: ${failed.length} of ${selected.length} failed: ${failed.join(', ')}`);
+  process.exit(1);
+}
+console.log(`\nbench: ${selected.length} done; results in bench/results/`);

@@ -62,6 +62,21 @@ export const envSchema = z.object({
   PARLEY_EVENT_CONCURRENCY: int(1, 256).default(16),
   PARLEY_LIVEKIT_TOKEN_TTL_S: int(30, 86_400).default(600),
   MODELS_DIR: z.string().default('./models'),
+  PARLEY_EMBEDDING_PROVIDER: z.enum(['local', 'openai']).default('local'),
+  PARLEY_EMBEDDING_MODEL: optionalString,
+  PARLEY_EMBEDDING_BASE_URL: optionalUrl(['http:', 'https:']),
+  PARLEY_EMBEDDING_API_KEY: optionalString,
+  PARLEY_EMBEDDING_WORKERS: int(1, 64).default(2),
+  PARLEY_EMBEDDING_THREADS: int(1, 64).default(1),
+  PARLEY_EMBEDDING_BATCH_SIZE: int(1, 2048).default(32),
+  PARLEY_EMBEDDING_TIMEOUT_MS: int(100, 600_000).default(30_000),
+  PARLEY_RAG_MAX_UPLOAD_BYTES: int(1, 1024 * 1024 * 1024).default(10 * 1024 * 1024),
+  PARLEY_RAG_CHUNK_TOKENS: int(16, 4096).default(200),
+  PARLEY_RAG_CHUNK_OVERLAP_TOKENS: int(0, 2048).default(40),
+  PARLEY_RAG_TOP_K: int(1, 50).default(5),
+  PARLEY_RAG_MIN_SCORE: z.coerce.number().min(0).max(1).default(0),
+  PARLEY_RAG_INGEST_CONCURRENCY: int(0, 64).default(1),
+  PARLEY_RAG_JOB_LOCK_MS: int(1_000, 3_600_000).default(30_000),
   OPENAI_API_KEY: optionalString,
   OPENAI_BASE_URL: optionalUrl(['http:', 'https:']),
   LIVEKIT_URL: optionalUrl(['ws:', 'wss:', 'http:', 'https:']),
@@ -95,11 +110,35 @@ export interface Config {
   readonly livekitTokenTtlS: number;
   readonly modelsDir: string;
   readonly openai: { readonly apiKey: string | undefined; readonly baseUrl: string | undefined };
+  readonly rag: RagConfig;
   readonly livekit: {
     readonly url: string | undefined;
     readonly apiKey: string | undefined;
     readonly apiSecret: string | undefined;
   };
+}
+
+/** RAG: embeddings, upload limit, chunking, retrieval and ingestion (src/rag). */
+export interface RagConfig {
+  readonly embedding: {
+    readonly provider: 'local' | 'openai';
+    /** Folder under MODELS_DIR (local) or model name (openai). */
+    readonly model: string;
+    readonly baseUrl: string | undefined;
+    readonly apiKey: string | undefined;
+    readonly workers: number;
+    readonly threadsPerWorker: number;
+    readonly batchSize: number;
+    readonly timeoutMs: number;
+  };
+  readonly maxUploadBytes: number;
+  readonly chunkTokens: number;
+  readonly chunkOverlapTokens: number;
+  readonly topK: number;
+  readonly minScore: number;
+  /** Ingestion jobs this instance runs at once; 0: it runs none (API-only instance). */
+  readonly ingestConcurrency: number;
+  readonly jobLockMs: number;
 }
 
 export class ConfigError extends Error {
@@ -111,7 +150,8 @@ export class ConfigError extends Error {
 
 /** Parses the environment; throws ConfigError with one readable line per bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const parsed = envSchema.safeParse(env);
+  // An empty or blank variable counts as unset (`PORT=` in a compose file), not as 0.
+  const parsed = envSchema.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v?.trim())));
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => {
       const name = String(issue.path[0] ?? '?');
@@ -153,6 +193,25 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     livekitTokenTtlS: e.PARLEY_LIVEKIT_TOKEN_TTL_S,
     modelsDir: e.MODELS_DIR,
     openai: Object.freeze({ apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL }),
+    rag: Object.freeze({
+      embedding: Object.freeze({
+        provider: e.PARLEY_EMBEDDING_PROVIDER,
+        model: e.PARLEY_EMBEDDING_MODEL ?? (e.PARLEY_EMBEDDING_PROVIDER === 'local' ? 'Xenova/all-MiniLM-L6-v2' : 'text-embedding-3-small'),
+        baseUrl: e.PARLEY_EMBEDDING_BASE_URL ?? e.OPENAI_BASE_URL,
+        apiKey: e.PARLEY_EMBEDDING_API_KEY ?? e.OPENAI_API_KEY,
+        workers: e.PARLEY_EMBEDDING_WORKERS,
+        threadsPerWorker: e.PARLEY_EMBEDDING_THREADS,
+        batchSize: e.PARLEY_EMBEDDING_BATCH_SIZE,
+        timeoutMs: e.PARLEY_EMBEDDING_TIMEOUT_MS,
+      }),
+      maxUploadBytes: e.PARLEY_RAG_MAX_UPLOAD_BYTES,
+      chunkTokens: e.PARLEY_RAG_CHUNK_TOKENS,
+      chunkOverlapTokens: Math.min(e.PARLEY_RAG_CHUNK_OVERLAP_TOKENS, Math.floor(e.PARLEY_RAG_CHUNK_TOKENS / 2)),
+      topK: e.PARLEY_RAG_TOP_K,
+      minScore: e.PARLEY_RAG_MIN_SCORE,
+      ingestConcurrency: e.PARLEY_RAG_INGEST_CONCURRENCY,
+      jobLockMs: e.PARLEY_RAG_JOB_LOCK_MS,
+    }),
     livekit: Object.freeze({ url: e.LIVEKIT_URL, apiKey: e.LIVEKIT_API_KEY, apiSecret: e.LIVEKIT_API_SECRET }),
   });
 }

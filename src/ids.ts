@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ulid } from 'ulid';
+import { monotonicFactory, ulid } from 'ulid';
 
 /** Record id prefixes (DESIGN.md): sortable by creation time, 80 random bits, unguessable. */
 export const idPrefixes = {
@@ -15,8 +15,17 @@ export const idPrefixes = {
 
 export type IdKind = keyof typeof idPrefixes;
 
+const sameMillisecond = monotonicFactory();
+let latestMs = 0;
+
+/**
+ * Ids made within one millisecond still sort in creation order (the random part counts up), so
+ * newest-first lists are exact; a back-dated `now` gets a plain random ULID of that time.
+ */
 export function newId(kind: IdKind, now: number = Date.now()): string {
-  return `${idPrefixes[kind]}_${ulid(now).toLowerCase()}`;
+  const id = now >= latestMs ? sameMillisecond(now) : ulid(now);
+  latestMs = Math.max(latestMs, now);
+  return `${idPrefixes[kind]}_${id.toLowerCase()}`;
 }
 
 const idPattern = /^[a-z]{3}_[0-9a-hjkmnp-tv-z]{26}$/;

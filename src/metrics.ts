@@ -1,6 +1,192 @@
-// CONTRACT (owned by the health helper): replace this file's body, keep these exports.
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { Store } from './store/store.js';
 
+/**
+ * System metrics for /health/metrics: a JSON summary and the Prometheus text exposition.
+ * Process-wide metrics (CPU, memory, GC, event loop; prom-client's defaults) are collected once per
+ * process in their own registry; each Metrics instance adds its own gauges (live sessions, Redis
+ * latency, uptime). Neither uses prom-client's global registry.
+ */
+
+export interface MetricsOptions {
+  /** Time limit of the Redis round trip behind readiness and the Redis gauges. */
+  redisTimeoutMs?: number;
+}
+
+export const defaultMetricsOptions = { redisTimeoutMs: 1_000 } as const;
+
+export type RedisProbe = { ok: true; latency_ms: number } | { ok: false; latency_ms: null; problem: string };
+
+export interface MetricsJson {
+  uptime_s: number;
+  memory: { rss_bytes: number; heap_used_bytes: number; heap_total_bytes: number; external_bytes: number };
+  cpu: { user_ms: number; system_ms: number; percent: number };
+  event_loop: { lag_p50_ms: number; lag_p99_ms: number; lag_max_ms: number };
+  redis: { ok: boolean; latency_ms: number | null };
+  sessions: { live: number | null };
+}
+
+/** Sampling interval of the event-loop delay histogram; it is subtracted so idle lag reads ~0. */
+const loopResolutionMs = 10;
+
+let processRegistry: Registry | undefined;
+
+/** prom-client's default process metrics, registered once per process (they install observers that live as long as it does). */
+function processMetrics(): Registry {
+  if (processRegistry === undefined) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
+function round(value: number, digits = 1): number {
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+}
+
+function withTimeout<T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} timed out after ${timeoutMs} ms`)), timeoutMs);
+  });
+  promise.catch(() => {}); // the loser of the race must not become an unhandled rejection
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
 export class Metrics {
-  constructor(readonly store: Store) {}
+  private readonly startedAt = performance.now();
+  private readonly registry = new Registry();
+  private readonly loop: IntervalHistogram = monitorEventLoopDelay({ resolution: loopResolutionMs });
+  private readonly redisTimeoutMs: number;
+  private lastCpu = { usage: process.cpuUsage(), at: performance.now() };
+  private readonly liveSessions: Gauge;
+  private readonly redisLatency: Gauge;
+  private readonly redisUp: Gauge;
+  private stopped = false;
+
+  constructor(
+    readonly store: Store,
+    options: MetricsOptions = {},
+  ) {
+    this.redisTimeoutMs = options.redisTimeoutMs ?? defaultMetricsOptions.redisTimeoutMs;
+    this.loop.enable();
+    processMetrics(); // start the process-wide collectors now, so the first scrape covers a real interval
+    const registers = [this.registry];
+    this.liveSessions = new Gauge({
+      name: 'parley_live_sessions',
+      help: 'Voice and chat sessions currently live (all replicas).',
+      registers,
+    });
+    this.redisLatency = new Gauge({
+      name: 'parley_redis_latency_ms',
+      help: 'Round-trip time of a Redis PING in ms; NaN when it failed.',
+      registers,
+    });
+    this.redisUp = new Gauge({
+      name: 'parley_redis_up',
+      help: '1 when the last Redis PING succeeded, else 0.',
+      registers,
+    });
+    const uptimeSeconds = () => this.uptimeSeconds();
+    new Gauge({
+      name: 'parley_uptime_seconds',
+      help: 'Seconds since this Parley instance started.',
+      registers,
+      collect() {
+        this.set(uptimeSeconds());
+      },
+    });
+  }
+
+  /** Seconds since this instance started. */
+  uptimeSeconds(): number {
+    return round((performance.now() - this.startedAt) / 1000, 3);
+  }
+
+  /** One Redis PING with a time limit; never throws. Also updates the Redis gauges. */
+  async probeRedis(): Promise<RedisProbe> {
+    try {
+      const latency = await withTimeout(this.store.ping(), this.redisTimeoutMs, 'redis ping');
+      this.redisUp.set(1);
+      this.redisLatency.set(round(latency, 2));
+      return { ok: true, latency_ms: round(latency, 2) };
+    } catch (err) {
+      this.redisUp.set(0);
+      this.redisLatency.set(Number.NaN);
+      return { ok: false, latency_ms: null, problem: err instanceof Error ? err.message : String(err) };
+    }
+  }
+
+  /** Live sessions across replicas (ZCARD of the active-session set); null when Redis cannot answer. */
+  async countLiveSessions(): Promise<number | null> {
+    try {
+      const live = await withTimeout(
+        this.store.redis.zCard(this.store.keys.sessionsActive()),
+        this.redisTimeoutMs,
+        'redis zcard',
+      );
+      this.liveSessions.set(live);
+      return live;
+    } catch {
+      this.liveSessions.set(Number.NaN);
+      return null;
+    }
+  }
+
+  /** The JSON summary. CPU percent and event-loop lag cover the time since the previous sample. */
+  async json(): Promise<MetricsJson> {
+    const [redis, live] = await Promise.all([this.probeRedis(), this.countLiveSessions()]);
+    const memory = process.memoryUsage();
+    return {
+      uptime_s: this.uptimeSeconds(),
+      memory: {
+        rss_bytes: memory.rss,
+        heap_used_bytes: memory.heapUsed,
+        heap_total_bytes: memory.heapTotal,
+        external_bytes: memory.external,
+      },
+      cpu: this.sampleCpu(),
+      event_loop: this.sampleLoop(),
+      redis: { ok: redis.ok, latency_ms: redis.latency_ms },
+      sessions: { live },
+    };
+  }
+
+  /** The Prometheus text exposition (process metrics plus Parley's gauges). */
+  async prometheus(): Promise<{ contentType: string; body: string }> {
+    await Promise.all([this.probeRedis(), this.countLiveSessions()]);
+    const merged = Registry.merge([processMetrics(), this.registry]);
+    return { contentType: merged.contentType, body: await merged.metrics() };
+  }
+
+  /** Stops the event-loop histogram and drops this instance's gauges. Idempotent. */
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.loop.disable();
+    this.registry.clear();
+  }
+
+  private sampleCpu(): MetricsJson['cpu'] {
+    const now = performance.now();
+    const total = process.cpuUsage();
+    const delta = process.cpuUsage(this.lastCpu.usage);
+    const elapsedMs = now - this.lastCpu.at;
+    this.lastCpu = { usage: total, at: now };
+    const percent = elapsedMs > 0 ? ((delta.user + delta.system) / 1000 / elapsedMs) * 100 : 0;
+    return { user_ms: round(total.user / 1000), system_ms: round(total.system / 1000), percent: round(percent) };
+  }
+
+  private sampleLoop(): MetricsJson['event_loop'] {
+    const h = this.loop;
+    const lag = (ns: number) => round(Math.max(0, ns / 1e6 - loopResolutionMs), 2);
+    const sample =
+      h.count === 0
+        ? { lag_p50_ms: 0, lag_p99_ms: 0, lag_max_ms: 0 }
+        : { lag_p50_ms: lag(h.percentile(50)), lag_p99_ms: lag(h.percentile(99)), lag_max_ms: lag(h.max) };
+    h.reset();
+    return sample;
+  }
 }

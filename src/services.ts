@@ -62,7 +62,7 @@ export async function createServices(
     vad,
     speech,
     mediaTokens,
-    supervisor: new SessionSupervisor({ store, outbox, responder, speech, vad, logger }, logger),
+    supervisor: new SessionSupervisor({ store, outbox, responder, speech, vad, rag, logger }, logger),
     rateLimit: new TokenBucket(store.redis, store.keys, config.rateLimit),
     outbox,
     responder,

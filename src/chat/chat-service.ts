@@ -3,6 +3,7 @@ import { AppError, ConflictError, NotFoundError } from '../errors.js';
 import type { EventOutbox } from '../events/outbox.js';
 import type { StoredAgent } from '../records/agent.js';
 import type { Responder } from '../respond/responder.js';
+import type { RagService } from '../rag/rag-service.js';
 import type { Store } from '../store/store.js';
 
 export interface ChatRequest {
@@ -22,6 +23,8 @@ export interface ChatServiceOptions {
   responder: Responder;
   outbox: EventOutbox;
   logger: Logger;
+  /** RAG context for agents with rag_enabled; without it context stays null. */
+  rag?: RagService | undefined;
 }
 
 /**
@@ -40,20 +43,43 @@ export class ChatService {
     }
     const session = await this.openSession(agent, request);
     const userId = request.user_id ?? session.user_id;
-    await store.conversations.appendMessage(session.conversation_id, { role: 'user', text: request.message });
+    // The user's message is stored while the answer is fetched (neither needs the other: the LLM
+    // prompt reads history with or without it), and always before the answer is stored.
+    const userMessage = store.conversations.appendMessage(session.conversation_id, {
+      role: 'user',
+      text: request.message,
+    });
+    userMessage.catch(() => undefined); // awaited below; this only keeps an early failure from counting as unhandled
 
+    const context =
+      this.o.rag === undefined ? null : (await this.o.rag.retrieveContext(agent, request.message, session.id)).context;
     const answer = await this.o.responder.answer(agent, {
       sessionId: session.id,
       conversationId: session.conversation_id,
       transcript: request.message,
       userId,
-      context: null,
+      context,
     });
-    if (!answer.ok) {
-      await store.sessions.recordTurn(session.id);
-      throw new AppError(502, 'upstream_error', answer.message, answer.errorId === null ? undefined : { error_id: answer.errorId });
-    }
     const responseMs = Math.round((performance.now() - started) * 100) / 100;
+    await userMessage;
+    if (!answer.ok) {
+      // The turn stays in the conversation as a failed answer pointing at its error record; it is
+      // activity (the idle sweeper waits) but not an answered turn.
+      await Promise.all([
+        store.conversations.appendMessage(session.conversation_id, {
+          role: 'agent',
+          text: '',
+          status: 'failed',
+          error_id: answer.errorId,
+          timings: { response_ms: responseMs },
+        }),
+        store.sessions.touch(session.id),
+      ]);
+      throw new AppError(502, 'upstream_error', answer.message, {
+        ...(answer.errorId === null ? {} : { error_id: answer.errorId }),
+        session_id: session.id,
+      });
+    }
     const [message] = await Promise.all([
       store.conversations.appendMessage(session.conversation_id, {
         role: 'agent',
@@ -85,14 +111,29 @@ export class ChatService {
         throw err;
       }
       if (session.agent_id !== agent.id) throw new NotFoundError('session', request.session_id);
-      if (session.type !== 'chat') throw new ConflictError(`session ${session.id} is a voice session; chat needs a chat session`);
+      if (session.type !== 'chat')
+        throw new ConflictError(`session ${session.id} is a voice session; chat needs a chat session`);
       if (session.status !== 'active') {
-        throw new AppError(409, 'session_ended', `session ${session.id} has ended (${session.end_reason ?? 'ended'}); omit session_id to start a new one`);
+        throw new AppError(
+          409,
+          'session_ended',
+          `session ${session.id} has ended (${session.end_reason ?? 'ended'}); omit session_id to start a new one`,
+        );
       }
       return session;
     }
-    const session = await store.sessions.create({ agent_id: agent.id, type: 'chat', transport: 'chat', user_id: request.user_id ?? null });
-    outbox.emit(agent, 'session_start', session.id, { session_type: 'chat', transport: 'chat', user_id: session.user_id, conversation_id: session.conversation_id });
+    const session = await store.sessions.create({
+      agent_id: agent.id,
+      type: 'chat',
+      transport: 'chat',
+      user_id: request.user_id ?? null,
+    });
+    outbox.emit(agent, 'session_start', session.id, {
+      session_type: 'chat',
+      transport: 'chat',
+      user_id: session.user_id,
+      conversation_id: session.conversation_id,
+    });
     return session;
   }
 }

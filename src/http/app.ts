@@ -5,16 +5,18 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import type { Metrics } from '../metrics.js';
+import type { Services } from '../services.js';
 import type { Store } from '../store/store.js';
 import type { Area } from './areas.js';
 import { accessLog } from './middleware/access-log.js';
 import { adminAuth } from './middleware/admin-auth.js';
 import { errorHandler } from './middleware/errors.js';
 import { requestId } from './middleware/request-id.js';
-import { buildOpenApi } from './openapi.js';
+import { buildOpenApi, openApiRoute } from './openapi.js';
 import { mountRoutes } from './route.js';
 import { adminAreas } from './routes/admin.js';
 import { healthRoutes } from './routes/health/health.routes.js';
+import { sdkArea } from './routes/sdk/sdk.area.js';
 
 export interface AppDeps {
   config: Config & { adminApiKey: string };
@@ -22,50 +24,61 @@ export interface AppDeps {
   logger: Logger;
   registry: ProviderRegistry;
   metrics: Metrics;
+  services: Services;
 }
 
 export interface ParleyApp {
   app: Koa;
   areas: Area[];
+  /** The one router every area's routes are mounted on; its `stack` is the list of served routes. */
+  router: Router;
 }
+
+/** Methods the JSON body parser reads a body for (its own default); others skip it without a call. */
+const methodsWithBody = new Set(['POST', 'PUT', 'PATCH']);
 
 /**
  * Builds the HTTP app without listening, so tests drive it in-process. Middleware order:
- * request id → access log → error handler → body parser → routes.
+ * request id → access log → error handler → body parser → routes (area middleware → validation →
+ * handler) → 405/501 for what no route matched.
  */
 export function createApp(deps: AppDeps): ParleyApp {
   const { config, logger } = deps;
   const app = new Koa({ proxy: config.trustProxy });
   app.silent = true; // the error handler logs; Koa's default stderr printing would duplicate it
 
-  const areas: Area[] = [{ prefix: '', admin: false, routes: healthRoutes(deps) }, ...adminAreas(deps)];
+  const areas: Area[] = [
+    { prefix: '', admin: false, routes: [...healthRoutes(deps), openApiRoute(() => openapi)] },
+    ...adminAreas(deps),
+    sdkArea(deps),
+  ];
   const openapi = buildOpenApi(areas);
 
+  const parseJson = bodyParser({
+    enableTypes: ['json'],
+    jsonLimit: config.jsonLimitBytes,
+    encoding: 'utf-8',
+    onError: (err, ctx) => {
+      // An SDK request with a broken body still passes the rate limiter; sdkGate rethrows it.
+      if (!ctx.path.startsWith('/sdk/')) throw err;
+      ctx.state['bodyError'] = err;
+    },
+  });
   app.use(requestId());
   app.use(accessLog(logger));
   app.use(errorHandler(logger));
-  app.use(
-    bodyParser({
-      enableTypes: ['json'],
-      jsonLimit: config.jsonLimitBytes,
-      encoding: 'utf-8',
-      onError: (err) => {
-        throw err;
-      },
-    }),
-  );
+  app.use((ctx, next) => (methodsWithBody.has(ctx.method) ? parseJson(ctx, next) : next()));
 
-  const root = new Router();
-  root.get('/openapi.json', (ctx) => {
-    ctx.body = openapi;
-  });
+  // One flat router: each route carries its area's middleware (admin auth, SDK gate), so auth runs
+  // only for requests a route matched — an unknown path is 404 and a wrong method 405, key or not.
+  const router = new Router();
+  const auth = adminAuth(config.adminApiKey);
   for (const area of areas) {
-    const router = new Router({ prefix: area.prefix || undefined });
-    if (area.admin) router.use(adminAuth(config.adminApiKey));
-    mountRoutes(router, area.routes);
-    root.use(router.routes());
+    const middleware = [...(area.admin ? [auth] : []), ...(area.middleware ?? [])];
+    mountRoutes(router, area.routes, { prefix: area.prefix, middleware });
   }
-  app.use(root.routes());
-  app.use(root.allowedMethods({ throw: true }));
-  return { app, areas };
+  app.use(router.routes());
+  // 405/501 with an Allow header; the error handler gives them the error shape.
+  app.use(router.allowedMethods());
+  return { app, areas, router };
 }

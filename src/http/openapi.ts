@@ -1,7 +1,8 @@
+import { z } from 'zod';
 import { createDocument } from 'zod-openapi';
 import { version } from '../version.js';
 import type { Area } from './areas.js';
-import { openApiPaths } from './route.js';
+import { defineRoute, openApiPaths, type RouteDef } from './route.js';
 
 /** OpenAPI 3.1, generated from the same zod schemas that validate requests. */
 export function buildOpenApi(areas: Area[]): ReturnType<typeof createDocument> {
@@ -18,5 +19,23 @@ export function buildOpenApi(areas: Area[]): ReturnType<typeof createDocument> {
       securitySchemes: { adminApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
     },
     paths,
+  });
+}
+
+/** GET /openapi.json, itself in the document; `document` is read per request (built after the areas). */
+export function openApiRoute(document: () => unknown): RouteDef {
+  return defineRoute({
+    method: 'get',
+    path: '/openapi.json',
+    operationId: 'getOpenApiDocument',
+    summary: 'This API description (OpenAPI 3.1), generated from the schemas that validate requests',
+    tag: 'Meta',
+    responses: {
+      200: {
+        description: 'The OpenAPI document',
+        schema: z.looseObject({ openapi: z.literal('3.1.0') }).meta({ id: 'OpenApiDocument' }),
+      },
+    },
+    handler: () => ({ body: document() }),
   });
 }

@@ -1,9 +1,9 @@
 import type Router from '@koa/router';
 import type {} from '@koa/bodyparser';
-import type { Context } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { z } from 'zod';
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject, ZodOpenApiResponseObject } from 'zod-openapi';
-import { ValidationError, type FieldProblem } from '../errors.js';
+import { AppError, ValidationError, type FieldProblem } from '../errors.js';
 import { errorBodySchema } from './error-body.js';
 
 type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';
@@ -54,35 +54,84 @@ export function defineRoute<
   return def as unknown as RouteDef;
 }
 
+/** One problem per bad field: unknown keys are listed one by one, zod's vaguer messages made plain. */
 function problems(location: string, error: z.ZodError): FieldProblem[] {
-  return error.issues.map((issue) => ({
-    path: [location, ...issue.path.map(String)].join('.'),
-    message: issue.message,
-  }));
+  const at = (path: PropertyKey[]) => [location, ...path.map(String)].join('.');
+  return error.issues.flatMap((issue): FieldProblem[] => {
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({ path: at([...issue.path, key]), message: 'unknown field' }));
+    }
+    return [{ path: at(issue.path), message: plainMessage(issue) }];
+  });
 }
 
-/** Registers each route on the router with validation in front of its handler. */
-export function mountRoutes(router: Router, routes: RouteDef[]): void {
-  for (const route of routes) {
-    router[route.method](route.path, async (ctx) => {
-      const found: FieldProblem[] = [];
-      const parse = (schema: z.ZodType | undefined, value: unknown, location: string): unknown => {
-        if (schema === undefined) return location === 'body' ? undefined : {};
-        const result = schema.safeParse(value);
-        if (result.success) return result.data;
-        found.push(...problems(location, result.error));
-        return undefined;
-      };
-      const params = parse(route.params, ctx.params, 'params');
-      const query = parse(route.query, ctx.query, 'query');
-      const body = parse(route.body, route.body === undefined ? undefined : (ctx.request.body ?? {}), 'body');
-      if (found.length > 0) throw new ValidationError(found);
-      const result = await route.handler(ctx, { params, query, body } as RouteInput<AnyObject, AnyObject, z.ZodType>);
-      for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
-      ctx.status = result.status ?? 200;
-      if (result.body !== undefined) ctx.body = result.body;
-    });
+function plainMessage(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'invalid_type' && /received undefined$/.test(issue.message)) return 'required';
+  if (issue.code === 'invalid_union') {
+    // A union of plain types (metadata values): name the types instead of zod's "Invalid input".
+    const expected = issue.errors.flatMap((branch) => branch.flatMap((i) => (i.code === 'invalid_type' && i.path.length === 0 ? [i.expected] : [])));
+    if (expected.length === issue.errors.length) return `must be one of the types: ${expected.join(', ')}`;
   }
+  return issue.message;
+}
+
+/**
+ * A request body that the JSON body parser left unread (no or a non-JSON content type). Routes with
+ * a JSON body answer 415 rather than validating an empty object and blaming missing fields.
+ */
+function hasUnparsedBody(ctx: Context): boolean {
+  const length = ctx.get('Content-Length');
+  const sent = ctx.get('Transfer-Encoding') !== '' || (length !== '' && length !== '0');
+  return sent && ctx.request.rawBody === undefined;
+}
+
+/** Where and behind what `mountRoutes` registers an area's routes. */
+export interface MountOptions {
+  /** Prepended to each route's path, e.g. `/admin/v1`. */
+  prefix?: string;
+  /** Runs in order before each route's validation (auth, rate limit); only for requests a route matched. */
+  middleware?: Middleware[];
+}
+
+/**
+ * Registers each route on the router with validation in front of its handler. An area's middleware
+ * is chained into each route's own handler here, once, rather than registered with `router.use`: one
+ * flat router then matches a request against route layers only and composes nothing per request.
+ */
+export function mountRoutes(router: Router, routes: RouteDef[], options: MountOptions = {}): void {
+  const prefix = options.prefix ?? '';
+  const middleware = options.middleware ?? [];
+  for (const route of routes) {
+    router[route.method](prefix + route.path, chain(middleware, validated(route)));
+  }
+}
+
+/** `middleware[0]` → … → `handler`, built at mount time. */
+function chain(middleware: Middleware[], handler: Middleware): Middleware {
+  return middleware.reduceRight<Middleware>((inner, outer) => (ctx, next) => outer(ctx, () => inner(ctx, next)), handler);
+}
+
+function validated(route: RouteDef): Middleware {
+  return async (ctx) => {
+    if (route.body !== undefined && hasUnparsedBody(ctx)) {
+      throw new AppError(415, 'unsupported_media_type', 'send the body as application/json');
+    }
+    const found: FieldProblem[] = [];
+    const parse = (schema: z.ZodType, value: unknown, location: string): unknown => {
+      const result = schema.safeParse(value);
+      if (result.success) return result.data;
+      found.push(...problems(location, result.error));
+      return undefined;
+    };
+    const params = route.params === undefined ? {} : parse(route.params, ctx.params, 'params');
+    const query = route.query === undefined ? {} : parse(route.query, ctx.query, 'query');
+    const body = route.body === undefined ? undefined : parse(route.body, ctx.request.body ?? {}, 'body');
+    if (found.length > 0) throw new ValidationError(found);
+    const result = await route.handler(ctx, { params, query, body } as RouteInput<AnyObject, AnyObject, z.ZodType>);
+    if (result.headers !== undefined) for (const [name, value] of Object.entries(result.headers)) ctx.set(name, value);
+    ctx.status = result.status ?? 200;
+    if (result.body !== undefined) ctx.body = result.body;
+  };
 }
 
 const errorDescriptions: Record<number, string> = {
@@ -105,6 +154,7 @@ export function openApiPaths(prefix: string, routes: RouteDef[], security: { adm
     const path = prefix + route.path.replace(/:([A-Za-z_]+)/g, '{$1}');
     const statuses = new Set<number>([500, ...(route.errors ?? [])]);
     if (route.params || route.query || route.body) statuses.add(400);
+    if (route.body) statuses.add(415);
     if (security.admin) statuses.add(401);
     const responses: Record<`${1 | 2 | 3 | 4 | 5}${string}`, ZodOpenApiResponseObject> = {};
     for (const [status, res] of Object.entries(route.responses)) {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isId } from '../ids.js';
 import { httpUrlSchema, metadataSchema, timestampSchema } from './common.js';
 
 export const agentModes = ['enhanced', 'passthrough'] as const;
@@ -31,7 +32,11 @@ export const agentSettingsShape = {
   name: z.string().trim().min(1).max(200),
   description: z.string().max(2000),
   mode: z.enum(agentModes).meta({ description: '`enhanced`: Parley answers with its LLM. `passthrough`: the webhook answers.' }),
-  preset_id: z.string().nullable().meta({ description: 'Preset choosing STT, LLM, TTS and embedding providers; null uses the built-in default.' }),
+  preset_id: z
+    .string()
+    .refine((v) => isId('preset', v), { message: 'must be a pre_… id' })
+    .nullable()
+    .meta({ description: 'Preset choosing STT, LLM, TTS and embedding providers; null uses the built-in default.' }),
   system_prompt: z.string().max(20_000),
   greeting: z.string().max(2000).nullable().meta({ description: 'Spoken when a voice session starts; null for none.' }),
   language: z.string().regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'must be a BCP 47 language tag such as en or en-US'),

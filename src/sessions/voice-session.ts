@@ -25,6 +25,7 @@ import { resampleSpeech } from '../realtime/speech-resampler.js';
 import type { MediaTransport } from '../realtime/transport.js';
 import { AnswerFailed, type Responder } from '../respond/responder.js';
 import { sentencesOf } from '../respond/sentences.js';
+import type { RagService } from '../rag/rag-service.js';
 import type { Store } from '../store/store.js';
 
 export interface VoiceSessionDeps {
@@ -33,6 +34,8 @@ export interface VoiceSessionDeps {
   responder: Responder;
   speech: SpeechProviders;
   vad: SileroVad;
+  /** Retrieval for agents with RAG on (the same as chat's). */
+  rag: Pick<RagService, 'retrieveContext'>;
   logger: Logger;
 }
 
@@ -177,7 +180,9 @@ export class VoiceSession {
 
       const answerStart = performance.now();
       let firstAudioAt: number | null = null;
-      const deltas = responder.stream(agent, { sessionId: session.id, conversationId: session.conversation_id, transcript, userId: session.user_id, context: null }, signal);
+      const { context } = await this.deps.rag.retrieveContext(agent, transcript, session.id);
+      if (signal.aborted) return;
+      const deltas = responder.stream(agent, { sessionId: session.id, conversationId: session.conversation_id, transcript, userId: session.user_id, context }, signal);
       for await (const sentence of sentencesOf(deltas)) {
         if (timings['response_ms'] === undefined) timings['response_ms'] = round(performance.now() - answerStart);
         answered = true;

@@ -60,6 +60,10 @@ export class Keys {
   sessionStats(): string {
     return this.k('sessions', 'stats');
   }
+  /** Active sessions of one type (chat | voice), scored by last activity, for the idle sweeper. */
+  sessionsActiveOfType(type: string): string {
+    return this.k('sessions', 'active', type);
+  }
 
   // conversations
   conversation(id: string): string {
@@ -82,9 +86,52 @@ export class Keys {
   errorStats(): string {
     return this.k('errors', 'stats');
   }
+  /** Error records of one session (zset by creation time). */
+  sessionErrors(sessionId: string): string {
+    return this.k(`{session:${sessionId}}`, 'errors');
+  }
+
+  /** Token bucket of one SDK caller (`agent:<id>` or `ip:<address>`). */
+  rateLimit(bucket: string): string {
+    return this.k('ratelimit', bucket);
+  }
 
   /** Holder of the generated admin key is a file, not Redis; this key is a liveness probe target. */
   healthProbe(): string {
     return this.k('health');
+  }
+
+  // documents (RAG): every key of an agent's documents shares the agent's hash tag
+  /** Document hash. */
+  document(agentId: string, docId: string): string {
+    return this.k(`{agent:${agentId}}`, 'doc', docId);
+  }
+  /** The raw upload, kept only until ingestion finishes. */
+  documentRaw(agentId: string, docId: string): string {
+    return this.k(`{agent:${agentId}}`, 'doc', docId, 'raw');
+  }
+  /** JSON array of the document's chunks (text and offsets). */
+  documentChunks(agentId: string, docId: string): string {
+    return this.k(`{agent:${agentId}}`, 'doc', docId, 'chunks');
+  }
+  /** Hash chunk id → float32 vector (little-endian blob). */
+  documentVectors(agentId: string, docId: string): string {
+    return this.k(`{agent:${agentId}}`, 'doc', docId, 'vectors');
+  }
+  /** Documents of an agent (zset by creation time). */
+  agentDocuments(agentId: string): string {
+    return this.k(`{agent:${agentId}}`, 'docs');
+  }
+  /** Hash sha256 → document id, to refuse the same content twice. */
+  agentDocumentHashes(agentId: string): string {
+    return this.k(`{agent:${agentId}}`, 'docs', 'sha256');
+  }
+  /** Counter bumped whenever the agent's searchable chunks change; in-process indexes compare it. */
+  agentRagVersion(agentId: string): string {
+    return this.k(`{agent:${agentId}}`, 'rag', 'version');
+  }
+  /** Agents that have documents, for warming indexes and resuming ingestion on start. */
+  ragAgents(): string {
+    return this.k('rag', 'agents');
   }
 }

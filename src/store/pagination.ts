@@ -34,7 +34,7 @@ export function decodeCursor(cursor: string): Position {
   const score = Number(raw.slice(0, sep));
   const id = raw.slice(sep + 1);
   if (sep < 1 || !Number.isFinite(score) || id === '') {
-    throw new ValidationError([{ path: 'cursor', message: 'invalid cursor' }]);
+    throw new ValidationError([{ path: 'query.cursor', message: 'invalid cursor; pass next_cursor from a previous page unchanged' }]);
   }
   return { score, id };
 }
@@ -43,6 +43,11 @@ export function decodeCursor(cursor: string): Position {
  * Newest-first page over a sorted set whose scores are creation times and whose members are ids.
  * The cursor is the (score, id) of the last entry read, so pages stay stable while records are
  * added. `load` turns ids into records (missing ones are skipped), `keep` filters them.
+ *
+ * The index is read a batch at a time, but records are loaded only as far as the page still needs:
+ * while every record loaded is kept, a page of `limit` loads exactly `limit` records and the index
+ * entries past them only tell whether there is a next page. Once one is dropped (filtered out or
+ * missing), the rest of each batch is loaded at once, so a selective filter costs few round trips.
  */
 export async function pageByScore<T>(
   redis: Redis,
@@ -52,14 +57,15 @@ export async function pageByScore<T>(
   keep: (record: T) => boolean = () => true,
 ): Promise<Page<T>> {
   const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
-  let max: number = after?.score ?? query.to ?? Number.POSITIVE_INFINITY;
-  if (query.to !== undefined) max = Math.min(max, query.to);
+  let max: number = Math.min(after?.score ?? Number.POSITIVE_INFINITY, query.to ?? Number.POSITIVE_INFINITY);
   const min = query.from ?? Number.NEGATIVE_INFINITY;
   const data: T[] = [];
   let last: Position | undefined;
   let scanned = 0;
   let batch = Math.max(query.limit + 1, 32);
-  let boundaryId = after?.id;
+  // Entries at the cursor's own score up to and including its id were on earlier pages.
+  let boundaryId = after !== undefined && after.score === max ? after.id : undefined;
+  let dropping = false;
 
   while (scanned < maxScanned) {
     const entries = await redis.zRangeWithScores(indexKey, fmt(max), fmt(min), {
@@ -74,18 +80,26 @@ export async function pageByScore<T>(
       batch *= 2; // a run of equal scores longer than the batch: widen and retry
       continue;
     }
-    const records = await load(fresh.map((e) => e.value));
+    let records: (T | null)[] = [];
+    let loadedFrom = 0;
     for (let i = 0; i < fresh.length; i++) {
+      if (i === loadedFrom + records.length) {
+        const count = dropping ? fresh.length - i : Math.min(fresh.length - i, query.limit - data.length);
+        records = await load(fresh.slice(i, i + count).map((e) => e.value));
+        loadedFrom = i;
+      }
       const entry = fresh[i]!;
       scanned++;
       last = { score: entry.score, id: entry.value };
-      const record = records[i];
+      const record = records[i - loadedFrom];
       if (record !== null && record !== undefined && keep(record)) {
         data.push(record);
         if (data.length === query.limit) {
           const more = i < fresh.length - 1 || entries.length === batch;
           return { data, next_cursor: more ? encodeCursor(last) : null };
         }
+      } else {
+        dropping = true;
       }
     }
     if (entries.length < batch) return { data, next_cursor: null };

@@ -2,6 +2,7 @@ import { Keys } from './keys.js';
 import type { Redis } from './redis.js';
 import { AgentRepository } from './repositories/agents.js';
 import { ConversationRepository } from './repositories/conversations.js';
+import { DocumentRepository } from './repositories/documents.js';
 import { ErrorRepository } from './repositories/errors.js';
 import { PresetRepository } from './repositories/presets.js';
 import { SessionRepository } from './repositories/sessions.js';
@@ -14,6 +15,7 @@ export class Store {
   readonly sessions: SessionRepository;
   readonly conversations: ConversationRepository;
   readonly errors: ErrorRepository;
+  readonly documents: DocumentRepository;
 
   constructor(
     readonly redis: Redis,
@@ -25,6 +27,7 @@ export class Store {
     this.sessions = new SessionRepository(redis, this.keys, this.agents);
     this.conversations = new ConversationRepository(redis, this.keys);
     this.errors = new ErrorRepository(redis, this.keys, this.agents);
+    this.documents = new DocumentRepository(redis, this.keys);
   }
 
   /** Round-trip time to Redis in ms; throws when Redis is unreachable. */

@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { loadConfig } from '../../src/config.js';
-import { openParley, type Parley } from '../../src/parley.js';
+import { openParley, type OpenParleyOptions, type Parley } from '../../src/parley.js';
 import type { TestRedis } from './redis-server.js';
 
 export const testAdminKey = 'test-admin-key-0123456789';
@@ -28,7 +28,11 @@ export interface TestResponse {
 }
 
 /** A real Parley on a random port against the given redis-server. */
-export async function startParley(redis: TestRedis, env: Record<string, string> = {}): Promise<TestParley> {
+export async function startParley(
+  redis: TestRedis,
+  env: Record<string, string> = {},
+  options: OpenParleyOptions = {},
+): Promise<TestParley> {
   const config = loadConfig({
     NODE_ENV: 'test',
     PARLEY_LOG_LEVEL: 'silent',
@@ -40,6 +44,7 @@ export async function startParley(redis: TestRedis, env: Record<string, string> 
   const parley = await openParley(
     { ...config, adminApiKey: config.adminApiKey!, redisUrl: config.redisUrl! },
     pino({ level: 'silent' }),
+    options,
   );
   const port = await parley.listen(0, '127.0.0.1');
   const url = `http://127.0.0.1:${port}`;

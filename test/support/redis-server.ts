@@ -53,6 +53,10 @@ export class TestRedis {
       { stdio: 'ignore' },
     );
     this.child = child;
+    // A test process that dies without afterAll must not leave its redis-server behind.
+    const reap = () => child.kill('SIGKILL');
+    process.once('exit', reap);
+    child.once('exit', () => process.removeListener('exit', reap));
     await this.waitReady();
   }
 
@@ -94,7 +98,7 @@ export class TestRedis {
         client.destroy();
         return;
       } catch {
-        client.destroy();
+        if (client.isOpen) client.destroy(); // destroy() throws on a client that never connected
         if (Date.now() > deadline) throw new Error(`redis-server did not start on ${this.url}`);
         await new Promise((r) => setTimeout(r, 25));
       }

@@ -8,16 +8,20 @@ export function accessLog(logger: Logger): Middleware {
     try {
       await next();
     } finally {
-      const fields = {
-        request_id: ctx.state['requestId'] as string,
-        method: ctx.method,
-        path: ctx.path,
-        status: ctx.status,
-        ms: Math.round((performance.now() - start) * 100) / 100,
-      };
-      if (ctx.status >= 500) logger.error(fields, 'request');
-      else if (ctx.path.startsWith('/health')) logger.debug(fields, 'request');
-      else logger.info(fields, 'request');
+      const level = ctx.status >= 500 ? 'error' : ctx.path.startsWith('/health') ? 'debug' : 'info';
+      // Skip building the line when the level is off (LOG_LEVEL=silent, or debug lines at info).
+      if (logger.isLevelEnabled(level)) {
+        logger[level](
+          {
+            request_id: ctx.state['requestId'] as string,
+            method: ctx.method,
+            path: ctx.path,
+            status: ctx.status,
+            ms: Math.round((performance.now() - start) * 100) / 100,
+          },
+          'request',
+        );
+      }
     }
   };
 }

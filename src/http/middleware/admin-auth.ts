@@ -1,17 +1,31 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import type { Middleware } from 'koa';
 import { UnauthorizedError } from '../../errors.js';
 
-const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
+/**
+ * SHA-256 as base64. One-shot `crypto.hash` (Node ≥ 20.12) into a string is several times cheaper
+ * per request than a Hash object or a Buffer result.
+ */
+const digest: (value: string) => string =
+  typeof crypto.hash === 'function'
+    ? (value) => crypto.hash('sha256', value, 'base64')
+    : (value) => crypto.createHash('sha256').update(value, 'utf8').digest('base64');
+
+/** Constant-time equality of two digests (always the same length): no early exit on a mismatch. */
+function sameDigest(a: string, b: string): boolean {
+  let diff = a.length ^ b.length;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}
 
 /** Checks `X-API-Key` against the admin key in constant time (digests hide the length too). */
 export function adminAuth(adminApiKey: string): Middleware {
   const expected = digest(adminApiKey);
-  return async (ctx, next) => {
+  return (ctx, next) => {
     const given = ctx.get('X-API-Key');
-    if (given === '' || !timingSafeEqual(digest(given), expected)) {
+    if (given === '' || !sameDigest(digest(given), expected)) {
       throw new UnauthorizedError(given === '' ? 'missing X-API-Key header' : 'invalid X-API-Key');
     }
-    await next();
+    return next();
   };
 }

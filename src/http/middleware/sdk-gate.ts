@@ -8,18 +8,30 @@ import type { Store } from '../../store/store.js';
 /**
  * In front of every SDK route: resolves `agent_token` from the JSON body and takes a token from the
  * caller's bucket — per agent for a known token, per client address otherwise (so guessing tokens
- * is rate limited too). Sets the X-RateLimit-* headers on every SDK response; 429 adds Retry-After.
+ * is rate limited too). Sets the X-RateLimit-* headers on every SDK response (a body that is not
+ * JSON included: it is rejected here, after the limiter); 429 adds Retry-After.
  */
 export function sdkGate(store: Store, bucket: TokenBucket): Middleware {
   return async (ctx, next) => {
     const token = (ctx.request.body as { agent_token?: unknown } | undefined)?.agent_token;
-    const agent = typeof token === 'string' && token.length > 0 && token.length <= 256 ? await store.agents.findByToken(token) : null;
+    const agent =
+      typeof token === 'string' && token.length > 0 && token.length <= 256
+        ? await store.agents.findByToken(token)
+        : null;
     const decision = await bucket.take(agent === null ? `ip:${ctx.ip}` : `agent:${agent.id}`);
     const headers = rateLimitHeaders(decision);
     ctx.set(headers);
     if (!decision.allowed) {
-      throw new AppError(429, 'rate_limited', `rate limit exceeded; retry in ${decision.retryAfterS} s`, undefined, headers);
+      throw new AppError(
+        429,
+        'rate_limited',
+        `rate limit exceeded; retry in ${decision.retryAfterS} s`,
+        undefined,
+        headers,
+      );
     }
+    // A body the JSON parser rejected (app.ts defers it for SDK paths) is answered now, with the headers.
+    if (ctx.state['bodyError'] !== undefined) throw ctx.state['bodyError'];
     ctx.state['agent'] = agent;
     await next();
   };

@@ -1,13 +1,14 @@
 import type { AppDeps } from '../app.js';
 import type { Area } from '../areas.js';
 import { agentRoutes } from './agents/agents.routes.js';
+import { documentRoutes } from './documents/documents.routes.js';
 import { conversationRoutes } from './conversations/conversations.routes.js';
 import { errorRoutes } from './errors/errors.routes.js';
 import { presetRoutes } from './presets/presets.routes.js';
 import { sessionRoutes } from './sessions/sessions.routes.js';
 
 /** Everything under /admin/v1 (X-API-Key). */
-export function adminAreas({ store, registry }: AppDeps): Area[] {
+export function adminAreas({ store, registry, services, config }: AppDeps): Area[] {
   return [
     {
       prefix: '/admin/v1',
@@ -18,6 +19,7 @@ export function adminAreas({ store, registry }: AppDeps): Area[] {
         ...sessionRoutes(store),
         ...conversationRoutes(store),
         ...errorRoutes(store),
+        ...documentRoutes(store, services.rag, config.rag.maxUploadBytes),
       ],
     },
   ];

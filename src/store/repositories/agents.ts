@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isoNow } from '../../clock.js';
-import { AppError, ConflictError, NotFoundError, ValidationError } from '../../errors.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../errors.js';
 import { newAgentToken, newId } from '../../ids.js';
 import {
   defaultAgentSettings,
@@ -199,9 +199,10 @@ export class AgentRepository {
       case 'missing':
         throw new NotFoundError('agent', next.id);
       case 'preset_missing':
-        throw new ValidationError([{ path: 'preset_id', message: `preset ${next.preset_id} does not exist` }]);
+        // Same path as the route's own body validation reports for this field.
+        throw new ValidationError([{ path: 'body.preset_id', message: `preset ${next.preset_id} does not exist` }]);
       default:
-        throw new AppError(500, 'internal_error', `save_agent replied ${String(result)}`);
+        throw new Error(`save_agent replied ${String(result)}`);
     }
   }
 }

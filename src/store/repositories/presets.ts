@@ -1,5 +1,5 @@
 import { isoNow } from '../../clock.js';
-import { AppError, ConflictError, NotFoundError } from '../../errors.js';
+import { ConflictError, NotFoundError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { defaultPresetSettings, type Preset, type PresetCreate, type PresetPatch, type StoredPreset } from '../../records/preset.js';
 import type { Keys } from '../keys.js';
@@ -80,6 +80,6 @@ export class PresetRepository {
         agent_ids: agents,
       });
     }
-    throw new AppError(500, 'internal_error', `delete_preset replied ${String(status)}`);
+    throw new Error(`delete_preset replied ${String(status)}`);
   }
 }

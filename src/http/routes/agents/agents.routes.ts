@@ -2,6 +2,7 @@ import { agentCreateSchema, agentPatchSchema, agentSchema, agentStatsSchema } fr
 import { pageSchema } from '../../../records/common.js';
 import type { Store } from '../../../store/store.js';
 import { defineRoute, type RouteDef } from '../../route.js';
+import { agentSessionsQuery, sessionPageSchema } from '../sessions/sessions.schema.js';
 import { agentIdParams, listAgentsQuery } from './agents.schema.js';
 
 const tag = 'Agents';
@@ -62,13 +63,19 @@ export function agentRoutes(store: Store): RouteDef[] {
       method: 'delete',
       path: '/agents/:id',
       operationId: 'deleteAgent',
-      summary: 'Delete an agent: its token stops working at once; its sessions, conversations and errors stay as history',
+      summary:
+        'Delete an agent: its token stops working at once, its documents are deleted, its active sessions end (agent_deleted); sessions, conversations and errors stay as history',
       tag,
       params: agentIdParams,
       errors: [404, 409],
       responses: { 204: { description: 'Deleted' } },
       handler: async (_ctx, { params }) => {
         await store.agents.delete(params.id);
+        // The token is revoked above; what depended on the agent goes after it.
+        await store.documents.deleteAll(params.id);
+        for (const sessionId of await store.sessions.activeOfAgent(params.id)) {
+          await store.sessions.end(sessionId, 'agent_deleted');
+        }
         return { status: 204 };
       },
     }),
@@ -93,6 +100,22 @@ export function agentRoutes(store: Store): RouteDef[] {
       errors: [404],
       responses: { 200: { description: 'Statistics', schema: agentStatsSchema } },
       handler: async (_ctx, { params }) => ({ body: await store.agents.stats(params.id) }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/agents/:id/sessions',
+      operationId: 'listAgentSessions',
+      summary: 'Sessions of an agent, newest first (same filters as GET /sessions)',
+      tag,
+      params: agentIdParams,
+      query: agentSessionsQuery,
+      errors: [404],
+      responses: { 200: { description: 'A page of sessions', schema: sessionPageSchema } },
+      handler: async (_ctx, { params, query }) => {
+        await store.agents.get(params.id);
+        const { limit, cursor, from, to, ...filter } = query;
+        return { body: await store.sessions.list({ limit, cursor, from, to }, { ...filter, agent_id: params.id }) };
+      },
     }),
   ];
 }

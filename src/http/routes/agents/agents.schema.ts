@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isId } from '../../../ids.js';
 import { agentModes } from '../../../records/agent.js';
 import { idParam, pageQueryShape } from '../common.schema.js';
 
@@ -7,6 +8,10 @@ export const agentIdParams = idParam('agent');
 export const listAgentsQuery = z.object({
   ...pageQueryShape,
   mode: z.enum(agentModes).optional(),
-  preset_id: z.string().optional(),
+  preset_id: z
+    .string()
+    .refine((v) => isId('preset', v), { message: 'must be a pre_… id' })
+    .optional()
+    .meta({ description: 'Only agents using this preset' }),
   q: z.string().max(200).optional().meta({ description: 'Case-insensitive substring of the name' }),
 });

@@ -1,7 +1,42 @@
-// PLACEHOLDER (owned by the records helper).
+import { pageSchema } from '../../../records/common.js';
+import { conversationSchema, conversationWithMessagesSchema } from '../../../records/conversation.js';
 import type { Store } from '../../../store/store.js';
-import type { RouteDef } from '../../route.js';
+import { defineRoute, type RouteDef } from '../../route.js';
+import { conversationIdParams, conversationMessagesQuery, listConversationsQuery } from './conversations.schema.js';
 
-export function conversationRoutes(_store: Store): RouteDef[] {
-  return [];
+const tag = 'Conversations';
+
+export function conversationRoutes(store: Store): RouteDef[] {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/conversations',
+      operationId: 'listConversations',
+      summary: 'List conversations (one per session), newest first',
+      tag,
+      query: listConversationsQuery,
+      responses: {
+        200: { description: 'A page of conversations', schema: pageSchema(conversationSchema, 'ConversationPage') },
+      },
+      handler: async (_ctx, { query }) => {
+        const { limit, cursor, from, to, ...filter } = query;
+        return { body: await store.conversations.list({ limit, cursor, from, to }, filter) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/conversations/:id',
+      operationId: 'getConversation',
+      summary:
+        'Get a conversation with its messages, oldest first (the latest 500 unless `limit`/`before` say otherwise)',
+      tag,
+      params: conversationIdParams,
+      query: conversationMessagesQuery,
+      errors: [404],
+      responses: { 200: { description: 'The conversation and its messages', schema: conversationWithMessagesSchema } },
+      handler: async (_ctx, { params, query }) => ({
+        body: await store.conversations.getWithMessages(params.id, query),
+      }),
+    }),
+  ];
 }

@@ -1,7 +1,98 @@
-// PLACEHOLDER (owned by the health helper).
+import { AppError } from '../../../errors.js';
+import { version } from '../../../version.js';
 import type { AppDeps } from '../../app.js';
-import type { RouteDef } from '../../route.js';
+import { defineRoute, type RouteDef } from '../../route.js';
+import {
+  healthSchema,
+  livenessSchema,
+  metricsJsonSchema,
+  providersHealthSchema,
+  readinessSchema,
+} from './health.schema.js';
 
-export function healthRoutes(_deps: AppDeps): RouteDef[] {
-  return [];
+const tag = 'Health';
+/** Probes must see the live answer, never a cached one. */
+const noStore = { 'Cache-Control': 'no-store' };
+const prometheusType = 'text/plain; version=0.0.4';
+
+/** Public health endpoints (no authentication): /health, /ready, /live, /providers, /metrics. */
+export function healthRoutes({ metrics, registry }: AppDeps): RouteDef[] {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/health',
+      operationId: 'health',
+      summary: 'Basic health check: the process answers',
+      tag,
+      responses: { 200: { description: 'Up', schema: healthSchema } },
+      handler: () => ({ headers: noStore, body: { status: 'ok', version, uptime_s: metrics.uptimeSeconds() } }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/health/ready',
+      operationId: 'healthReady',
+      summary: 'Readiness: Redis answers a PING within 1 s; 503 `not_ready` while it does not',
+      tag,
+      errors: [503],
+      responses: { 200: { description: 'Ready to serve', schema: readinessSchema } },
+      handler: async () => {
+        const redis = await metrics.probeRedis();
+        if (!redis.ok) {
+          throw new AppError(
+            503,
+            'not_ready',
+            'redis is not reachable',
+            { redis: { ok: false, latency_ms: null, detail: redis.problem } },
+            noStore,
+          );
+        }
+        return { headers: noStore, body: { status: 'ready', redis: { ok: true, latency_ms: redis.latency_ms } } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/health/live',
+      operationId: 'healthLive',
+      summary: 'Liveness: the event loop runs (touches nothing else)',
+      tag,
+      responses: { 200: { description: 'Alive', schema: livenessSchema } },
+      handler: () => ({ headers: noStore, body: { status: 'alive' } }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/health/providers',
+      operationId: 'healthProviders',
+      summary: 'Probe every provider (cached for a few seconds); `degraded` when a configured one fails',
+      tag,
+      responses: { 200: { description: 'Provider status', schema: providersHealthSchema } },
+      handler: async () => {
+        const providers = await registry.check();
+        const status = providers.some((p) => p.status === 'error') ? 'degraded' : 'ok';
+        return { headers: noStore, body: { status, providers } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/health/metrics',
+      operationId: 'healthMetrics',
+      summary:
+        'System metrics: JSON by default; the Prometheus text exposition (text/plain; version=0.0.4) when the Accept header prefers text/plain',
+      tag,
+      responses: {
+        200: {
+          description: 'Metrics (JSON shown; text/plain gives the Prometheus exposition)',
+          schema: metricsJsonSchema,
+        },
+      },
+      handler: async (ctx) => {
+        ctx.vary('Accept');
+        // The full media type, so Prometheus' own `text/plain;version=0.0.4;q=0.5` matches it.
+        if (ctx.accepts('json', prometheusType) === prometheusType) {
+          const { contentType, body } = await metrics.prometheus();
+          return { headers: { ...noStore, 'Content-Type': contentType }, body };
+        }
+        return { headers: noStore, body: await metrics.json() };
+      },
+    }),
+  ];
 }

@@ -1,0 +1,80 @@
+/** IPC between bench/voice.ts and its client process, bench/lib/voice-load-side.ts. */
+
+export interface SessionGrant {
+  connection_url: string;
+  connection_token: string;
+}
+
+/** 10(a): one session, audio and text turns alternating. */
+export interface TurnsJob {
+  job: 'turns';
+  session: SessionGrant;
+  /** Audio turns (each followed by a text turn), warm-up included. */
+  audioTurns: number;
+  /** Pace before each end-of-speech frame and after the answer (× real time); 1× in between. */
+  speed: number;
+  frameMs: number;
+  /** Per audio turn: index, within that turn's frames, of the frame that completes the VAD's end-of-speech decision. */
+  triggerFrames: number[];
+  /** Pause after each answer, so the next turn starts with the session listening again. */
+  gapMs: number;
+  text: string;
+  timeoutMs: number;
+}
+
+export interface TurnSample {
+  kind: 'audio' | 'text';
+  /** Audio: end-of-speech frame sent → `transcript` received; null for text. */
+  send_to_transcript_ms: number | null;
+  /** Audio: end-of-speech frame sent → `audio_start` received. Text: text message sent → `audio_start` received. */
+  send_to_audio_start_ms: number;
+  /** An `interrupted` event arrived during the turn (the sample is not clean). */
+  interrupted: boolean;
+}
+
+export interface TurnsResult {
+  job: 'turns';
+  samples: TurnSample[];
+}
+
+/** 10(b): N sessions streaming at real-time pace. */
+export interface LoadJob {
+  job: 'load';
+  sessions: SessionGrant[];
+  frameMs: number;
+  /** Each session streams this long (the looped clip, from its start). */
+  durationMs: number;
+  /** Session i starts streaming `i / N × staggerMs` after `go`, so that turns do not all land at once. */
+  staggerMs: number;
+  /** Frame indices (into the looped clip's frames) that complete an end-of-speech decision. */
+  triggerFrames: number[];
+  /** After the last frame, how long to wait for outstanding transcripts. */
+  graceMs: number;
+}
+
+export interface LoadResult {
+  job: 'load';
+  /** End-of-speech frame sent → `transcript` received, ms, every utterance of every session. */
+  transcript_latencies_ms: number[];
+  /** End-of-speech frames sent whose transcript never came. */
+  missing_transcripts: number;
+  frames_sent: number;
+  /** How late the client sent each frame against its real-time schedule: p50/p99/max, ms. */
+  send_lateness_ms: { p50: number; p99: number; max: number };
+  /** The client process's own event-loop delay while streaming (its receive timestamps are this late). */
+  client_loop_delay_ms: { p50: number; p99: number; max: number };
+  /** The client process's CPU time while streaming, ms. */
+  client_cpu_ms: number;
+  wall_ms: number;
+  responses: number;
+  errors: string[];
+}
+
+export type ParentMessage = TurnsJob | LoadJob | { go: true } | { close: true } | { exit: true };
+export type ChildMessage =
+  | { ready: true }
+  | { connected: number }
+  | TurnsResult
+  | LoadResult
+  | { closed: number }
+  | { failed: string };

@@ -1,0 +1,208 @@
+/**
+ * VAD cost per stream (issue "Voice pipeline", benchmark 10c): Parley's Silero VAD
+ * (src/pipeline/vad) against @livekit/agents-plugin-silero's own VAD stream, on the same audio, in the
+ * same process and run, rounds alternating so machine noise hits both alike.
+ *
+ * Audio: the committed espeak-ng fixtures (hello, two-utterances, interrupt) end to end, repeated,
+ * fed as 20 ms frames at 16 kHz as fast as each side takes them. Cost = process CPU time (user +
+ * system, all threads: ONNX Runtime runs on libuv's pool) per second of audio. Both sides use the
+ * same ONNX file with one intra-op thread. Also measured: the bare model (one `run` per 512-sample
+ * window, no stream logic: the floor for both) and resampling 48 kHz → 16 kHz (Parley's resampler
+ * vs rtc-node's AudioResampler, which the plugin uses).
+ *
+ *   node --import tsx bench/vad.ts        # writes bench/results/vad.{json,md}
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { AudioFrame as RtcAudioFrame, AudioResampler, AudioResamplerQuality } from '@livekit/rtc-node';
+import { from, lastValueFrom, toArray } from 'rxjs';
+import { sliceFrames, type AudioFrame } from '../src/pipeline/audio-frame.js';
+import { resampleTo } from '../src/pipeline/resample.js';
+import { detectSpeech } from '../src/pipeline/vad/detect-speech.js';
+import { vadContextSamples } from '../src/pipeline/vad/silero-format.js';
+import { SileroVad } from '../src/pipeline/vad/silero-vad.js';
+import { readWav } from '../src/pipeline/wav.js';
+import { isMain } from './lib/is-main.js';
+import { fixturePath, loadVadBenchAudio, measurePass, vadBenchFixtures, type VadPass } from './lib/vad-audio.js';
+import { machineInfo, markdownTable, round, writeResults } from './lib/report.js';
+
+export interface VadBenchOptions {
+  /** Times the fixture audio is repeated per measured pass. */
+  repeats: number;
+  /** Measured passes per side, alternating; the median is reported. */
+  rounds: number;
+  frameMs: number;
+}
+
+export const defaultVadBenchOptions: VadBenchOptions = { repeats: 4, rounds: 5, frameMs: 20 };
+
+export interface VadBenchRow {
+  side: string;
+  /** CPU ms per second of audio, median of rounds. */
+  cpu_ms_per_audio_s: number;
+  /** Real-time streams one core could carry at that cost (1000 / cpu_ms_per_audio_s). */
+  streams_per_core: number;
+  /** Audio seconds processed per wall-clock second, one stream at full speed. */
+  speed_x_realtime: number;
+  /** speech_start events per pass (both sides should find the same utterances). */
+  speech_starts: number;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+/** The plugin side in its own process (see bench/lib/silero-plugin-side.ts), one pass per request. */
+async function startPluginSide(
+  options: VadBenchOptions,
+): Promise<{ run: () => Promise<VadPass>; child: ChildProcess }> {
+  const script = fileURLToPath(new URL('./lib/silero-plugin-side.ts', import.meta.url));
+  const child = fork(script, [String(options.repeats), String(options.frameMs)], { execArgv: ['--import', 'tsx'] });
+  const next = () =>
+    new Promise<unknown>((resolve, reject) => {
+      child.once('message', resolve);
+      child.once('exit', (code) => reject(new Error(`plugin side exited (${code})`)));
+    });
+  await next(); // ready
+  return {
+    child,
+    run: async () => {
+      const reply = next();
+      child.send({ run: true });
+      return (await reply) as VadPass;
+    },
+  };
+}
+
+export async function main(options: VadBenchOptions = defaultVadBenchOptions): Promise<VadBenchRow[]> {
+  const audio = await loadVadBenchAudio(options.repeats);
+  const audioS = audio.samples.length / audio.sampleRate;
+  const frameSamples = (audio.sampleRate * options.frameMs) / 1000;
+  const frames = sliceFrames(audio, frameSamples);
+  const hello48 = await readWav(fixturePath('hello-48k.wav'));
+  const audio48: AudioFrame = {
+    samples: new Int16Array(hello48.samples.length * options.repeats * 3),
+    sampleRate: 48000,
+  };
+  for (let at = 0; at < audio48.samples.length; at += hello48.samples.length) audio48.samples.set(hello48.samples, at);
+  const audio48S = audio48.samples.length / audio48.sampleRate;
+  const frames48 = sliceFrames(audio48, (48000 * options.frameMs) / 1000);
+  const rtcFrames48 = frames48.map((f) => new RtcAudioFrame(f.samples.slice(), 48000, 1, f.samples.length));
+
+  const parleyVad = await SileroVad.load();
+  const plugin = await startPluginSide(options);
+
+  const sides: { name: string; seconds: number; run: () => Promise<VadPass> }[] = [
+    {
+      name: 'Parley detectSpeech',
+      seconds: audioS,
+      run: () =>
+        measurePass(async () => {
+          const events = await lastValueFrom(from(frames).pipe(detectSpeech(parleyVad), toArray()));
+          return events.filter((e) => e.type === 'speech_start').length;
+        }),
+    },
+    {
+      name: 'agents-plugin-silero VADStream',
+      seconds: audioS,
+      run: plugin.run,
+    },
+    {
+      name: 'bare model (session.run per window)',
+      seconds: audioS,
+      run: () =>
+        measurePass(async () => {
+          const state = parleyVad.newState();
+          const window = state.input.subarray(vadContextSamples);
+          for (let at = 0; at + 512 <= audio.samples.length; at += 512) {
+            const src = audio.samples.subarray(at, at + 512);
+            for (let i = 0; i < 512; i++) window[i] = src[i]! / 32768;
+            await parleyVad.infer(state);
+          }
+          return 0;
+        }),
+    },
+    {
+      name: 'Parley resampleTo 48k→16k',
+      seconds: audio48S,
+      run: () =>
+        measurePass(async () => {
+          await lastValueFrom(from(frames48).pipe(resampleTo(16000), toArray()));
+          return 0;
+        }),
+    },
+    {
+      name: 'rtc-node AudioResampler 48k→16k',
+      seconds: audio48S,
+      run: () =>
+        measurePass(async () => {
+          const resampler = new AudioResampler(48000, 16000, 1, AudioResamplerQuality.MEDIUM);
+          for (const f of rtcFrames48) resampler.push(f);
+          resampler.flush();
+          resampler.close();
+          return 0;
+        }),
+    },
+  ];
+
+  for (const side of sides) await side.run(); // warm-up: JIT, ONNX arenas
+  const passes = new Map<string, VadPass[]>(sides.map((s) => [s.name, []]));
+  for (let r = 0; r < options.rounds; r++) {
+    for (const side of sides) passes.get(side.name)!.push(await side.run());
+  }
+
+  const rows: VadBenchRow[] = sides.map((side) => {
+    const p = passes.get(side.name)!;
+    const cpu = median(p.map((x) => x.cpuMs)) / side.seconds;
+    return {
+      side: side.name,
+      cpu_ms_per_audio_s: round(cpu, 2),
+      streams_per_core: Math.floor(1000 / cpu),
+      speed_x_realtime: Math.round((side.seconds * 1000) / median(p.map((x) => x.wallMs))),
+      speech_starts: p[0]!.starts,
+    };
+  });
+  const parley = rows[0]!;
+  const pluginRow = rows[1]!;
+  const ratio = round(pluginRow.cpu_ms_per_audio_s / parley.cpu_ms_per_audio_s, 2);
+  const machine = machineInfo();
+  const at = new Date().toISOString();
+
+  const table = markdownTable(
+    ['side', 'CPU ms / audio s', 'real-time streams / core', 'speed × real time (1 stream)', 'speech starts / pass'],
+    rows.map((r) => [
+      r.side,
+      r.cpu_ms_per_audio_s,
+      r.streams_per_core,
+      r.speed_x_realtime,
+      r.side.includes('VAD') || r.side.includes('detect') ? r.speech_starts : '–',
+    ]),
+  );
+  const markdown = [
+    '# VAD cost per stream: Parley vs @livekit/agents-plugin-silero',
+    '',
+    table,
+    '',
+    `**Plugin ÷ Parley CPU per audio second: ${ratio}×** (above 1 = Parley is cheaper).`,
+    '',
+    `Audio: ${vadBenchFixtures.join(', ')} × ${options.repeats} (${round(audioS, 1)} s) at 16 kHz in ${options.frameMs} ms frames, as fast as each side takes them; ` +
+      `resampling rows: hello-48k.wav repeated (${round(audio48S, 1)} s). CPU = process user+system time (all threads), median of ${options.rounds} alternating rounds after a warm-up. ` +
+      "Same ONNX file, one intra-op thread, both sides; the plugin runs in a child process (its bundled onnxruntime-node 1.24 cannot load beside Parley's 1.30), each process timing its own CPU. Streams per core = 1000 ÷ CPU ms per audio second (model + stream logic only; no transport).",
+    `Machine: ${machine.cpu_count} × ${machine.cpu_model}, Node ${machine.node}, load ${machine.load_avg_1m} at start; ${at}.`,
+  ].join('\n');
+  await writeResults(
+    'vad',
+    { at, machine, options, audio_seconds: audioS, plugin_over_parley_cpu_ratio: ratio, rows },
+    markdown,
+  );
+  console.log(markdown);
+  await parleyVad.close();
+  plugin.child.send({ exit: true });
+  return rows;
+}
+
+if (isMain(import.meta.url)) {
+  await main();
+  process.exit(0); // rtc-node's native client keeps the event loop alive
+}

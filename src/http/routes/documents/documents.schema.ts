@@ -1,0 +1,23 @@
+import { z } from 'zod';
+import { documentSchema, documentStatuses } from '../../../records/document.js';
+import { pageSchema } from '../../../records/common.js';
+import { idParam, pageQueryShape } from '../common.schema.js';
+
+export const agentDocumentsParams = idParam('agent');
+
+export const documentParams = z.object({
+  ...idParam('agent').shape,
+  ...idParam('document', 'doc_id').shape,
+});
+
+export const listDocumentsQuery = z.object({
+  ...pageQueryShape,
+  status: z.enum(documentStatuses).optional(),
+});
+
+export const searchDocumentsQuery = z.object({
+  q: z.string().trim().min(1).max(2000).meta({ description: 'The query text.' }),
+  k: z.coerce.number().int().min(1).max(50).default(5).meta({ description: 'How many chunks to return (1-50).' }),
+});
+
+export const documentPageSchema = pageSchema(documentSchema, 'DocumentPage');

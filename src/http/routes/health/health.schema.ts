@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import { capabilities } from '../../../providers/catalog.js';
+
+export const healthSchema = z
+  .object({
+    status: z.literal('ok'),
+    version: z.string(),
+    uptime_s: z.number().meta({ description: 'Seconds since this instance started' }),
+  })
+  .meta({ id: 'Health' });
+
+export const readinessSchema = z
+  .object({
+    status: z.literal('ready'),
+    redis: z.object({ ok: z.literal(true), latency_ms: z.number().meta({ description: 'Round trip of one PING' }) }),
+  })
+  .meta({ id: 'Readiness' });
+
+export const livenessSchema = z.object({ status: z.literal('alive') }).meta({ id: 'Liveness' });
+
+export const providerCheckSchema = z
+  .object({
+    capability: z.enum(capabilities),
+    provider: z.string(),
+    status: z.enum(['ok', 'not_configured', 'error']),
+    latency_ms: z
+      .number()
+      .nullable()
+      .meta({ description: 'Duration of the probe; null when none ran or it got no answer' }),
+    detail: z.string().nullable(),
+  })
+  .meta({ id: 'ProviderCheck' });
+
+export const providersHealthSchema = z
+  .object({
+    status: z.enum(['ok', 'degraded']).meta({ description: '`degraded` when a configured provider failed its probe' }),
+    providers: z.array(providerCheckSchema),
+  })
+  .meta({ id: 'ProvidersHealth' });
+
+export const metricsJsonSchema = z
+  .object({
+    uptime_s: z.number(),
+    memory: z.object({
+      rss_bytes: z.number().int(),
+      heap_used_bytes: z.number().int(),
+      heap_total_bytes: z.number().int(),
+      external_bytes: z.number().int(),
+    }),
+    cpu: z.object({
+      user_ms: z.number().meta({ description: 'Process CPU time in user mode since start' }),
+      system_ms: z.number().meta({ description: 'Process CPU time in kernel mode since start' }),
+      percent: z.number().meta({ description: 'CPU use since the previous sample, in percent of one core' }),
+    }),
+    event_loop: z
+      .object({ lag_p50_ms: z.number(), lag_p99_ms: z.number(), lag_max_ms: z.number() })
+      .meta({ description: 'Event-loop delay since the previous sample' }),
+    redis: z.object({ ok: z.boolean(), latency_ms: z.number().nullable() }),
+    sessions: z.object({
+      live: z.number().int().nullable().meta({ description: 'Live sessions on all replicas; null when Redis is down' }),
+    }),
+  })
+  .meta({ id: 'Metrics' });

@@ -1,0 +1,171 @@
+import { Queue, Worker, type Job } from 'bullmq';
+import type { Logger } from 'pino';
+import { bullConnection } from '../events/outbox.js';
+import type { Chunk } from '../records/document.js';
+import type { Store } from '../store/store.js';
+import type { ChunkOptions } from './chunker.js';
+import type { Embedder } from './embedder.js';
+import { DocumentError, extractDocumentText } from './extract.js';
+
+export interface IngestionOptions {
+  redisUrl: string;
+  prefix: string;
+  store: Store;
+  embedder: Embedder;
+  logger: Logger;
+  chunk: ChunkOptions;
+  /** Jobs this instance runs at once; 0 runs none. */
+  concurrency: number;
+  /** How long a job's lock lasts without renewal; a crashed instance's job is retried after it. */
+  lockMs: number;
+  /** Called after a document became ready (to refresh the local index at once). */
+  onReady?: (agentId: string, documentId: string) => void;
+}
+
+interface IngestJob {
+  agent_id: string;
+  document_id: string;
+}
+
+const attempts = 3;
+
+/**
+ * Document ingestion off the request path: a durable BullMQ queue in Redis. The upload stores the
+ * raw bytes and queues a job; a worker extracts, chunks, embeds, writes chunks and vectors, marks
+ * the document ready and deletes the raw bytes. A job interrupted by a crash or restart is picked
+ * up again (by this or another instance) once its lock expires; one queued when no worker ran
+ * waits for the next. Unreadable documents fail at once; other errors retry twice, then fail.
+ */
+export class Ingestion {
+  private readonly queue: Queue<IngestJob>;
+  private worker: Worker<IngestJob> | undefined;
+  /** Jobs this instance is running now. */
+  private running = 0;
+
+  constructor(private readonly o: IngestionOptions) {
+    this.queue = new Queue<IngestJob>('rag-ingest', {
+      connection: bullConnection(o.redisUrl),
+      prefix: `${o.prefix}:bull`,
+      defaultJobOptions: {
+        attempts,
+        backoff: { type: 'exponential', delay: 1_000 },
+        removeOnComplete: true,
+        removeOnFail: { age: 7 * 24 * 3600 },
+      },
+    });
+    this.queue.on('error', (err) => o.logger.warn({ err: err.message }, 'ingestion queue error'));
+  }
+
+  /** Queues a document; idempotent (the job id is the document id). */
+  async enqueue(agentId: string, documentId: string): Promise<void> {
+    await this.queue.add('ingest', { agent_id: agentId, document_id: documentId }, { jobId: documentId });
+  }
+
+  start(): void {
+    if (this.worker !== undefined || this.o.concurrency === 0) return;
+    const worker = new Worker<IngestJob>('rag-ingest', (job) => this.tracked(job), {
+      connection: bullConnection(this.o.redisUrl),
+      prefix: `${this.o.prefix}:bull`,
+      concurrency: this.o.concurrency,
+      lockDuration: this.o.lockMs,
+      stalledInterval: this.o.lockMs,
+      maxStalledCount: 3,
+    });
+    worker.on('failed', (job, err) => {
+      if (job === undefined) return;
+      if (job.attemptsMade < attempts) {
+        this.o.logger.warn(
+          { document_id: job.data.document_id, attempt: job.attemptsMade, err: err.message },
+          'ingestion failed; will retry',
+        );
+        return;
+      }
+      void this.fail(job.data, `ingestion failed after ${job.attemptsMade} attempts: ${err.message}`);
+    });
+    worker.on('error', (err) => this.o.logger.warn({ err: err.message }, 'ingestion worker error'));
+    this.worker = worker;
+  }
+
+  /** Re-queues documents left `processing` without a job (e.g. a crash between upload and queueing). */
+  async resume(): Promise<number> {
+    let queued = 0;
+    for (const agentId of await this.o.store.documents.agentsWithDocuments()) {
+      for (const doc of await this.o.store.documents.all(agentId)) {
+        if (doc.status !== 'processing') continue;
+        const job = await this.queue.getJob(doc.id);
+        if (job !== undefined && job !== null) continue;
+        await this.enqueue(agentId, doc.id);
+        queued++;
+      }
+    }
+    return queued;
+  }
+
+  /** Jobs waiting, delayed or running. */
+  async backlog(): Promise<number> {
+    const counts = await this.queue.getJobCounts('waiting', 'delayed', 'active', 'prioritized');
+    return Object.values(counts).reduce((a, b) => a + b, 0);
+  }
+
+  async activeJobs(): Promise<number> {
+    return this.queue.getActiveCount();
+  }
+
+  /**
+   * Stops taking jobs. With `force`, a running job is abandoned, not awaited: its lock expires and
+   * another instance (or this one, restarted) runs it again.
+   */
+  async close(force = false): Promise<void> {
+    // Closing connections still being opened rejects inside ioredis; let them open first.
+    await Promise.allSettled([this.queue.waitUntilReady(), this.worker?.waitUntilReady()]);
+    // A forced close of an idle worker only races its blocking read; close that one gently.
+    await this.worker?.close(force && this.running > 0);
+    await this.queue.close();
+  }
+
+  private async tracked(job: Job<IngestJob>): Promise<void> {
+    this.running++;
+    try {
+      await this.process(job);
+    } finally {
+      this.running--;
+    }
+  }
+
+  private async process(job: Job<IngestJob>): Promise<void> {
+    const { agent_id: agentId, document_id: docId } = job.data;
+    const docs = this.o.store.documents;
+    const doc = await docs.get(agentId, docId).catch(() => null);
+    if (doc === null || doc.status !== 'processing') return; // deleted, or already done
+    const raw = await docs.raw(agentId, docId);
+    if (raw === null) {
+      await docs.fail(agentId, docId, 'the upload was lost before it was processed; upload it again');
+      return;
+    }
+    let text: string;
+    try {
+      text = await extractDocumentText(doc.type, raw);
+    } catch (err) {
+      if (err instanceof DocumentError) {
+        await docs.fail(agentId, docId, err.message);
+        return;
+      }
+      throw err;
+    }
+    const pieces = await this.o.embedder.chunk(text, this.o.chunk);
+    const chunks: Chunk[] = pieces.map((p, index) => ({ id: `${docId}#${index}`, document_id: docId, index, ...p }));
+    const vectors = await this.o.embedder.embed(chunks.map((c) => c.text));
+    if (await docs.finish(agentId, docId, chunks, vectors, text.length)) {
+      this.o.logger.info({ agent_id: agentId, document_id: docId, chunks: chunks.length }, 'document ready');
+      this.o.onReady?.(agentId, docId);
+    }
+  }
+
+  private async fail(job: IngestJob, reason: string): Promise<void> {
+    try {
+      await this.o.store.documents.fail(job.agent_id, job.document_id, reason);
+    } catch (err) {
+      this.o.logger.error({ err, document_id: job.document_id }, 'could not mark document failed');
+    }
+  }
+}

@@ -1,0 +1,73 @@
+import { z } from 'zod';
+import { timestampSchema } from './common.js';
+
+export const messageRoles = ['user', 'agent'] as const;
+export const messageStatuses = ['complete', 'interrupted', 'failed'] as const;
+
+export type MessageRole = (typeof messageRoles)[number];
+export type MessageStatus = (typeof messageStatuses)[number];
+
+export const conversationSchema = z
+  .object({
+    id: z.string().meta({ example: 'cnv_01jd3n6v8m0000000000000000' }),
+    agent_id: z.string(),
+    session_id: z.string(),
+    user_id: z.string().nullable(),
+    message_count: z.number().int(),
+    created_at: timestampSchema,
+    updated_at: timestampSchema,
+    last_message_at: timestampSchema.nullable(),
+  })
+  .meta({ id: 'Conversation' });
+
+export type Conversation = z.infer<typeof conversationSchema>;
+
+export const messageSchema = z
+  .object({
+    id: z.string().meta({ example: 'msg_01jd3n6v8m0000000000000000' }),
+    conversation_id: z.string(),
+    role: z.enum(messageRoles),
+    text: z.string(),
+    status: z
+      .enum(messageStatuses)
+      .meta({
+        description:
+          '`interrupted`: the user barged in while the agent spoke it. `failed`: no answer (webhook or LLM error).',
+      }),
+    created_at: timestampSchema,
+    timings: z
+      .record(z.string(), z.number())
+      .nullable()
+      .meta({
+        description:
+          'Milliseconds per stage, e.g. response_ms, webhook_ms, llm_ms, stt_ms, first_audio_ms, end_to_end_ms.',
+      }),
+    error_id: z.string().nullable().meta({ description: 'The error record explaining a failed message.' }),
+  })
+  .meta({ id: 'Message' });
+
+export type Message = z.infer<typeof messageSchema>;
+
+/** What the SDK and voice code pass to `ConversationRepository.appendMessage`. */
+export interface MessageCreate {
+  role: MessageRole;
+  text: string;
+  status?: MessageStatus | undefined;
+  timings?: Record<string, number> | null | undefined;
+  error_id?: string | null | undefined;
+}
+
+export const conversationWithMessagesSchema = conversationSchema
+  .extend({
+    messages: z.array(messageSchema).meta({ description: 'Oldest first.' }),
+    messages_cursor: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          'Pass as `before` to read the messages older than these; null when these start at the first message.',
+      }),
+  })
+  .meta({ id: 'ConversationWithMessages' });
+
+export type ConversationWithMessages = z.infer<typeof conversationWithMessagesSchema>;

@@ -1,0 +1,19 @@
+-- Ends an active session once: sets ended_at, end_reason and duration_ms, removes it from the
+-- active sets and counts it. A second call (another instance racing) changes nothing.
+-- KEYS[1] session hash   KEYS[2] active sessions (zset)   KEYS[3] agent's active sessions (zset)
+-- KEYS[4] session stats hash   KEYS[5] active of the session's type (zset)
+-- ARGV[1] session id   ARGV[2] now (Unix ms)   ARGV[3] now (ISO 8601)   ARGV[4] end reason
+-- Reply: the session hash (HGETALL) when this call ended it | 'missing' | 'ended'
+local status = redis.call('HGET', KEYS[1], 'status')
+if not status then return 'missing' end
+if status ~= 'active' then return 'ended' end
+local duration = tonumber(ARGV[2]) - tonumber(redis.call('HGET', KEYS[1], 'started_ms'))
+if duration < 0 then duration = 0 end
+redis.call('HSET', KEYS[1], 'status', 'ended', 'ended_at', ARGV[3], 'end_reason', ARGV[4], 'duration_ms', duration)
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('ZREM', KEYS[3], ARGV[1])
+redis.call('ZREM', KEYS[5], ARGV[1])
+redis.call('HINCRBY', KEYS[4], 'ended', 1)
+redis.call('HINCRBY', KEYS[4], 'duration_ms_sum', duration)
+redis.call('HINCRBY', KEYS[4], 'end:' .. ARGV[4], 1)
+return redis.call('HGETALL', KEYS[1])
