@@ -39,15 +39,16 @@ export class HttpReceiver {
   ) {}
 
   static async start(respond: Responder = () => ({ status: 200, body: { ok: true } })): Promise<HttpReceiver> {
-    let receiver: HttpReceiver | undefined;
-    const server = createServer((req, res) => void receiver!.handle(req, res));
+    const holder: { receiver?: HttpReceiver } = {};
+    const server = createServer((req, res) => void holder.receiver!.handle(req, res));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const address = server.address();
     if (typeof address !== 'object' || address === null) throw new Error('no address');
-    receiver = new HttpReceiver(server, `http://127.0.0.1:${address.port}`, respond);
+    const receiver = new HttpReceiver(server, `http://127.0.0.1:${address.port}`, respond);
+    holder.receiver = receiver;
     server.on('connection', (s) => {
-      receiver!.sockets.add(s);
-      s.on('close', () => receiver!.sockets.delete(s));
+      receiver.sockets.add(s);
+      s.on('close', () => receiver.sockets.delete(s));
     });
     return receiver;
   }
