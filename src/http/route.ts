@@ -39,6 +39,11 @@ export interface RouteDef<
   params?: P;
   query?: Q;
   body?: B;
+  /**
+   * Request bodies the handler parses itself (multipart uploads), by content type: documented in
+   * /openapi.json, not validated by mountRoutes.
+   */
+  documentedBody?: Record<string, z.ZodType>;
   /** Successful responses by status. */
   responses: Record<number, { description: string; schema?: z.ZodType; contentType?: string }>;
   /** Error statuses this route can answer besides 400/401/500, for the document. */
@@ -179,6 +184,9 @@ export function openApiPaths(prefix: string, routes: RouteDef[], security: { adm
         ? { requestParams: { ...(route.params ? { path: route.params } : {}), ...(route.query ? { query: route.query } : {}) } }
         : {}),
       ...(route.body ? { requestBody: { content: { 'application/json': { schema: route.body } } } } : {}),
+      ...(route.documentedBody
+        ? { requestBody: { content: Object.fromEntries(Object.entries(route.documentedBody).map(([type, schema]) => [type, { schema }])) } }
+        : {}),
     };
     paths[path] = { ...(paths[path] ?? {}), [route.method]: operation };
   }

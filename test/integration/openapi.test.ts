@@ -161,6 +161,13 @@ describe('request bodies reference the zod-derived schemas', () => {
     expect(schema('PresetPatch').required ?? []).toEqual([]);
   });
 
+  it('the document upload is described in both encodings', () => {
+    const content = doc.paths['/admin/v1/agents/{id}/documents'].post.requestBody.content;
+    expect(content['multipart/form-data'].schema.$ref).toBe('#/components/schemas/DocumentUploadMultipart');
+    expect(content['application/json'].schema.$ref).toBe('#/components/schemas/DocumentUploadJson');
+    expect(schema('DocumentUploadMultipart').required).toEqual(['file']);
+  });
+
   it('path ids are documented as path parameters', () => {
     const params = doc.paths['/admin/v1/agents/{id}'].get.parameters as { in: string; name: string; required: boolean }[];
     expect(params).toContainEqual(expect.objectContaining({ in: 'path', name: 'id', required: true }));

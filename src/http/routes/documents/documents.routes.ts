@@ -8,6 +8,8 @@ import {
   documentParams,
   listDocumentsQuery,
   searchDocumentsQuery,
+  uploadJsonSchema,
+  uploadMultipartSchema,
 } from './documents.schema.js';
 import { readUpload } from './upload.js';
 
@@ -42,6 +44,7 @@ export function documentRoutes(store: Store, rag: RagService, maxUploadBytes: nu
         'The same content twice for one agent is 409 with `details.document_id`.',
       tag,
       params: agentDocumentsParams,
+      documentedBody: { 'multipart/form-data': uploadMultipartSchema, 'application/json': uploadJsonSchema },
       errors: [404, 409, 413, 415],
       responses: {
         202: {

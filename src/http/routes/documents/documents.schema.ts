@@ -21,3 +21,19 @@ export const searchDocumentsQuery = z.object({
 });
 
 export const documentPageSchema = pageSchema(documentSchema, 'DocumentPage');
+
+/** The two upload encodings, for /openapi.json (the route parses them itself). */
+export const uploadMultipartSchema = z
+  .object({
+    file: z.string().meta({ format: 'binary', description: 'The document: .txt, .md, .html or .pdf' }),
+    name: z.string().max(200).optional().meta({ description: 'Display name; defaults to the file name' }),
+  })
+  .meta({ id: 'DocumentUploadMultipart' });
+
+export const uploadJsonSchema = z
+  .object({
+    name: z.string().min(1).max(200),
+    text: z.string().min(1),
+    type: z.enum(['text', 'markdown', 'html']).optional().meta({ description: 'Default: text' }),
+  })
+  .meta({ id: 'DocumentUploadJson' });
