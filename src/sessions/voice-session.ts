@@ -162,6 +162,7 @@ export class VoiceSession {
     const speechEndAt = performance.now();
     const timings: Record<string, number> = {};
     let spoken = '';
+    let samplesSpoken = 0;
     let answered = false;
     // Set before telling the machine: its reaction stops this actor (aborting `signal`) at once.
     let settled = false;
@@ -187,7 +188,7 @@ export class VoiceSession {
         if (timings['response_ms'] === undefined) timings['response_ms'] = round(performance.now() - answerStart);
         answered = true;
         spoken += (spoken === '' ? '' : ' ') + sentence;
-        await this.speak(sentence, signal, () => {
+        samplesSpoken += await this.speak(sentence, signal, () => {
           if (firstAudioAt !== null) return;
           firstAudioAt = performance.now();
           transport.send({ type: 'audio_start', turn, sample_rate: transport.outputSampleRate });
@@ -207,7 +208,7 @@ export class VoiceSession {
         store.agents.bump(agent.id, { turns: 1, response_ms_sum: Math.round(timings['end_to_end_ms'] ?? 0), response_ms_count: 1 }),
       ]);
       outbox.emit(agent, 'llm_response', session.id, { transcript, response: spoken, source: agent.mode === 'passthrough' ? 'webhook' : 'llm', message_id: message.id, channel: 'voice', timings });
-      outbox.emit(agent, 'audio_ready', session.id, { message_id: message.id, turn, duration_ms: null, first_audio_ms: timings['first_audio_ms'] ?? null });
+      outbox.emit(agent, 'audio_ready', session.id, { message_id: message.id, turn, duration_ms: Math.round((samplesSpoken * 1000) / transport.outputSampleRate), first_audio_ms: timings['first_audio_ms'] ?? null });
       settled = true;
       sendBack({ type: 'REPLY_DONE' });
     } catch (err) {
@@ -245,19 +246,25 @@ export class VoiceSession {
     }
   }
 
-  /** Synthesizes `text` and plays it out; `onFirstAudio` runs before its first frame is sent. */
-  private async speak(text: string, signal: AbortSignal, onFirstAudio: () => void): Promise<void> {
+  /**
+   * Synthesizes `text` and plays it out; `onFirstAudio` runs before its first frame is sent.
+   * Resolves with the number of samples sent.
+   */
+  private async speak(text: string, signal: AbortSignal, onFirstAudio: () => void): Promise<number> {
     const tts = this.settings.tts;
     let started = false;
+    let sent = 0;
     const chunks = this.deps.speech.tts(tts).synthesize({ text, model: tts.model, voice: tts.voice, speed: tts.speed, signal });
     for await (const samples of resampleSpeech(chunks, this.transport.outputSampleRate)) {
-      if (signal.aborted) return;
+      if (signal.aborted) return sent;
       if (!started) {
         started = true;
         onFirstAudio();
       }
-      if (!(await this.playout.write(samples, signal))) return;
+      if (!(await this.playout.write(samples, signal))) return sent;
+      sent += samples.length;
     }
+    return sent;
   }
 
   private async recordProviderError(type: 'stt_error' | 'tts_error', err: ProviderError): Promise<string | null> {

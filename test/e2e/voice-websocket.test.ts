@@ -144,6 +144,8 @@ describe('voice over the WebSocket transport', () => {
     await events.until(() => events.requests.some((r) => (r.json as { type: string; session_id: string }).type === 'session_end' && (r.json as { session_id: string }).session_id === sessionId));
     const types = events.requests.filter((r) => (r.json as { session_id: string }).session_id === sessionId).map((r) => (r.json as { type: string }).type);
     expect(types).toEqual(expect.arrayContaining(['session_start', 'llm_response', 'audio_ready', 'session_end']));
+    const audioReady = events.requests.map((r) => r.json as { type: string; session_id: string; data: { duration_ms: number } }).find((e) => e.type === 'audio_ready' && e.session_id === sessionId)!;
+    expect(audioReady.data.duration_ms).toBeCloseTo(seconds * 1000, -2);
     const ended = await p.request('GET', `/admin/v1/sessions/${sessionId}`);
     expect(ended.body).toMatchObject({ status: 'ended', end_reason: 'client_hangup', turns: 1 });
   });
