@@ -1,5 +1,11 @@
 /** SPEC §6 asynchronous events, sent to the agent's `events_url`. */
-export const asyncEventTypes = ['session_start', 'session_end', 'llm_response', 'audio_ready', 'context_retrieved'] as const;
+export const asyncEventTypes = [
+  'session_start',
+  'session_end',
+  'llm_response',
+  'audio_ready',
+  'context_retrieved',
+] as const;
 export type AsyncEventType = (typeof asyncEventTypes)[number];
 
 /** DESIGN.md's envelope. */

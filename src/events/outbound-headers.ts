@@ -4,7 +4,11 @@ import { signBody } from './signature.js';
 export const userAgent = `Parley/${version}`;
 
 /** Headers on every request Parley sends to an operator (webhook and events). */
-export function outboundHeaders(body: string, key: string | null, extra: Record<string, string> = {}): Record<string, string> {
+export function outboundHeaders(
+  body: string,
+  key: string | null,
+  extra: Record<string, string> = {},
+): Record<string, string> {
   const headers: Record<string, string> = { 'Content-Type': 'application/json', 'User-Agent': userAgent, ...extra };
   if (key !== null) {
     headers['Authorization'] = `Bearer ${key}`;

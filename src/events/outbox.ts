@@ -1,8 +1,9 @@
-import { Queue, Worker, type ConnectionOptions, type Job } from 'bullmq';
+import { Queue, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { isoNow } from '../clock.js';
 import { newId } from '../ids.js';
 import type { StoredAgent } from '../records/agent.js';
+import { bullConnection, closeQueue } from '../store/bullmq.js';
 import type { Store } from '../store/store.js';
 import type { AsyncEventType, EventEnvelope } from './event-types.js';
 import { outboundHeaders } from './outbound-headers.js';
@@ -27,39 +28,9 @@ interface DeliveryJob {
   key: string | null;
 }
 
-/** How long close() waits for BullMQ to shut down gracefully. */
-const closeGraceMs = 5_000;
-
-/** True when `work` settles within `ms`. */
-async function within(work: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  const settled = work.then(
-    () => true as const,
-    () => true as const,
-  );
-  try {
-    return await Promise.race([settled, expired]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /** SPEC §6: 3 retries after the first try. */
 const attempts = 4;
 
-export function bullConnection(redisUrl: string): ConnectionOptions {
-  const u = new URL(redisUrl);
-  return {
-    host: u.hostname,
-    port: Number(u.port || 6379),
-    username: u.username === '' ? undefined : decodeURIComponent(u.username),
-    password: u.password === '' ? undefined : decodeURIComponent(u.password),
-    db: u.pathname.length > 1 ? Number(u.pathname.slice(1)) : 0,
-    tls: u.protocol === 'rediss:' ? {} : undefined,
-    maxRetriesPerRequest: null,
-  };
-}
 
 class DeliveryError extends Error {
   constructor(
@@ -156,17 +127,9 @@ export class EventOutbox {
   /** Waits for queued writes, lets in-flight deliveries finish, and disconnects. */
   async close(): Promise<void> {
     await Promise.allSettled([...this.pending]);
-    // Closing while BullMQ's connections are still opening (a SIGTERM right after boot) makes
-    // ioredis reject promises nobody awaits; let them finish opening first, within a bound.
-    await within(Promise.all([this.queue.waitUntilReady(), this.worker?.waitUntilReady()]), closeGraceMs);
-    // BullMQ's graceful close waits for its connections; right after a Redis outage they may still
-    // be reconnecting, so after a bound we drop them (in-flight jobs are retried by the next worker).
-    const worker = this.worker;
-    if (worker !== undefined && !(await within(worker.close(), closeGraceMs)))
-      await worker.disconnect().catch(() => {});
-    // Error records of deliveries that failed for the last time while the worker wound down.
-    await Promise.allSettled([...this.pending]);
-    if (!(await within(this.queue.close(), closeGraceMs))) await this.queue.disconnect().catch(() => {});
+    // Error records of deliveries that failed for the last time while the worker wound down are
+    // written before the queue closes.
+    await closeQueue(this.queue, this.worker, { between: () => Promise.allSettled([...this.pending]) });
   }
 
   private async deliver(job: Job<DeliveryJob>): Promise<void> {

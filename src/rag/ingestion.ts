@@ -1,6 +1,6 @@
 import { Queue, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
-import { bullConnection } from '../events/outbox.js';
+import { bullConnection, closeQueue } from '../store/bullmq.js';
 import type { Chunk } from '../records/document.js';
 import type { Store } from '../store/store.js';
 import type { ChunkOptions } from './chunker.js';
@@ -116,11 +116,8 @@ export class Ingestion {
    * another instance (or this one, restarted) runs it again.
    */
   async close(force = false): Promise<void> {
-    // Closing connections still being opened rejects inside ioredis; let them open first.
-    await Promise.allSettled([this.queue.waitUntilReady(), this.worker?.waitUntilReady()]);
     // A forced close of an idle worker only races its blocking read; close that one gently.
-    await this.worker?.close(force && this.running > 0);
-    await this.queue.close();
+    await closeQueue(this.queue, this.worker, { force: force && this.running > 0 });
   }
 
   private async tracked(job: Job<IngestJob>): Promise<void> {

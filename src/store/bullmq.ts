@@ -1,0 +1,57 @@
+import type { ConnectionOptions, Queue, Worker } from 'bullmq';
+
+/**
+ * How Parley's BullMQ queues (event outbox, RAG ingestion) connect and shut down. BullMQ opens its
+ * own ioredis connections to the same Redis as the store.
+ */
+export function bullConnection(redisUrl: string): ConnectionOptions {
+  const u = new URL(redisUrl);
+  return {
+    host: u.hostname,
+    port: Number(u.port || 6379),
+    username: u.username === '' ? undefined : decodeURIComponent(u.username),
+    password: u.password === '' ? undefined : decodeURIComponent(u.password),
+    db: u.pathname.length > 1 ? Number(u.pathname.slice(1)) : 0,
+    tls: u.protocol === 'rediss:' ? {} : undefined,
+    maxRetriesPerRequest: null,
+  };
+}
+
+/** How long each step of a BullMQ shutdown may take before its connections are dropped. */
+export const bullCloseGraceMs = 5_000;
+
+/** True when `work` settles within `ms`. */
+async function within(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  const settled = work.then(
+    () => true as const,
+    () => true as const,
+  );
+  try {
+    return await Promise.race([settled, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Closes a worker, then its queue, never hanging:
+ * - connections still opening (a SIGTERM right after boot) are let finish first, because closing
+ *   them mid-handshake makes ioredis reject promises nobody awaits;
+ * - BullMQ's graceful close waits on its connections, which right after a Redis outage may still be
+ *   reconnecting; after the grace period they are dropped (an in-flight job is retried later).
+ * `between` runs after the worker has stopped and before the queue closes.
+ */
+export async function closeQueue(
+  queue: Queue,
+  worker: Worker | undefined,
+  options: { force?: boolean; between?: () => Promise<unknown> } = {},
+): Promise<void> {
+  await within(Promise.all([queue.waitUntilReady(), worker?.waitUntilReady()]), bullCloseGraceMs);
+  if (worker !== undefined && !(await within(worker.close(options.force ?? false), bullCloseGraceMs))) {
+    await worker.disconnect().catch(() => {});
+  }
+  await options.between?.();
+  if (!(await within(queue.close(), bullCloseGraceMs))) await queue.disconnect().catch(() => {});
+}
