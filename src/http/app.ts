@@ -8,6 +8,7 @@ import type { Metrics } from '../metrics.js';
 import type { Services } from '../services.js';
 import type { Store } from '../store/store.js';
 import type { Area } from './areas.js';
+import { dispatchRoutes } from './dispatch.js';
 import { accessLog } from './middleware/access-log.js';
 import { adminAuth } from './middleware/admin-auth.js';
 import { errorHandler } from './middleware/errors.js';
@@ -39,8 +40,8 @@ const methodsWithBody = new Set(['POST', 'PUT', 'PATCH']);
 
 /**
  * Builds the HTTP app without listening, so tests drive it in-process. Middleware order:
- * request id → access log → error handler → body parser → routes (area middleware → validation →
- * handler) → 405/501 for what no route matched.
+ * request id → access log → error handler → body parser (POST/PUT/PATCH) → the matched route (area
+ * middleware → validation → handler) → for what no route matched, the router's 404/405/501.
  */
 export function createApp(deps: AppDeps): ParleyApp {
   const { config, logger } = deps;
@@ -77,8 +78,10 @@ export function createApp(deps: AppDeps): ParleyApp {
     const middleware = [...(area.admin ? [auth] : []), ...(area.middleware ?? [])];
     mountRoutes(router, area.routes, { prefix: area.prefix, middleware });
   }
+  app.use(dispatchRoutes(router));
+  // Only what no route matched gets here: 404, or 405/501 with an Allow header (the error handler
+  // gives them the error shape).
   app.use(router.routes());
-  // 405/501 with an Allow header; the error handler gives them the error shape.
   app.use(router.allowedMethods());
   return { app, areas, router };
 }

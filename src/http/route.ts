@@ -9,7 +9,11 @@ import { errorBodySchema } from './error-body.js';
 type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';
 type AnyObject = z.ZodObject;
 
-export interface RouteInput<P extends AnyObject | undefined, Q extends AnyObject | undefined, B extends z.ZodType | undefined> {
+export interface RouteInput<
+  P extends AnyObject | undefined,
+  Q extends AnyObject | undefined,
+  B extends z.ZodType | undefined,
+> {
   params: P extends AnyObject ? z.infer<P> : Record<string, never>;
   query: Q extends AnyObject ? z.infer<Q> : Record<string, never>;
   body: B extends z.ZodType ? z.infer<B> : undefined;
@@ -74,7 +78,9 @@ function plainMessage(issue: z.core.$ZodIssue): string {
   if (issue.code === 'invalid_type' && /received undefined$/.test(issue.message)) return 'required';
   if (issue.code === 'invalid_union') {
     // A union of plain types (metadata values): name the types instead of zod's "Invalid input".
-    const expected = issue.errors.flatMap((branch) => branch.flatMap((i) => (i.code === 'invalid_type' && i.path.length === 0 ? [i.expected] : [])));
+    const expected = issue.errors.flatMap((branch) =>
+      branch.flatMap((i) => (i.code === 'invalid_type' && i.path.length === 0 ? [i.expected] : [])),
+    );
     if (expected.length === issue.errors.length) return `must be one of the types: ${expected.join(', ')}`;
   }
   return issue.message;
@@ -113,7 +119,10 @@ export function mountRoutes(router: Router, routes: RouteDef[], options: MountOp
 
 /** `middleware[0]` → … → `handler`, built at mount time. */
 function chain(middleware: Middleware[], handler: Middleware): Middleware {
-  return middleware.reduceRight<Middleware>((inner, outer) => (ctx, next) => outer(ctx, () => inner(ctx, next)), handler);
+  return middleware.reduceRight<Middleware>(
+    (inner, outer) => (ctx, next) => outer(ctx, () => inner(ctx, next)),
+    handler,
+  );
 }
 
 function validated(route: RouteDef): Middleware {
@@ -166,7 +175,10 @@ export function openApiPaths(prefix: string, routes: RouteDef[], security: { adm
       responses[status as `2${string}`] =
         res.schema === undefined
           ? { description: res.description }
-          : { description: res.description, content: { [res.contentType ?? 'application/json']: { schema: res.schema } } };
+          : {
+              description: res.description,
+              content: { [res.contentType ?? 'application/json']: { schema: res.schema } },
+            };
     }
     for (const status of [...statuses].sort()) {
       responses[`${status}` as `4${string}`] = {
@@ -181,11 +193,22 @@ export function openApiPaths(prefix: string, routes: RouteDef[], security: { adm
       responses,
       ...(security.admin ? { security: [{ adminApiKey: [] }] } : {}),
       ...(route.params || route.query
-        ? { requestParams: { ...(route.params ? { path: route.params } : {}), ...(route.query ? { query: route.query } : {}) } }
+        ? {
+            requestParams: {
+              ...(route.params ? { path: route.params } : {}),
+              ...(route.query ? { query: route.query } : {}),
+            },
+          }
         : {}),
       ...(route.body ? { requestBody: { content: { 'application/json': { schema: route.body } } } } : {}),
       ...(route.documentedBody
-        ? { requestBody: { content: Object.fromEntries(Object.entries(route.documentedBody).map(([type, schema]) => [type, { schema }])) } }
+        ? {
+            requestBody: {
+              content: Object.fromEntries(
+                Object.entries(route.documentedBody).map(([type, schema]) => [type, { schema }]),
+              ),
+            },
+          }
         : {}),
     };
     paths[path] = { ...(paths[path] ?? {}), [route.method]: operation };

@@ -34,7 +34,9 @@ export function decodeCursor(cursor: string): Position {
   const score = Number(raw.slice(0, sep));
   const id = raw.slice(sep + 1);
   if (sep < 1 || !Number.isFinite(score) || id === '') {
-    throw new ValidationError([{ path: 'query.cursor', message: 'invalid cursor; pass next_cursor from a previous page unchanged' }]);
+    throw new ValidationError([
+      { path: 'query.cursor', message: 'invalid cursor; pass next_cursor from a previous page unchanged' },
+    ]);
   }
   return { score, id };
 }
@@ -44,10 +46,11 @@ export function decodeCursor(cursor: string): Position {
  * The cursor is the (score, id) of the last entry read, so pages stay stable while records are
  * added. `load` turns ids into records (missing ones are skipped), `keep` filters them.
  *
- * The index is read a batch at a time, but records are loaded only as far as the page still needs:
- * while every record loaded is kept, a page of `limit` loads exactly `limit` records and the index
- * entries past them only tell whether there is a next page. Once one is dropped (filtered out or
- * missing), the rest of each batch is loaded at once, so a selective filter costs few round trips.
+ * The index is read a batch at a time (at least `limit + 1` entries), but records are loaded only as
+ * far as the page still needs: while every record is kept, a page of `limit` loads exactly `limit`
+ * records and the entries past them only tell whether there is a next page. Once one is dropped
+ * (filtered out or missing), the rest of each batch is loaded at once, so a selective filter costs
+ * few round trips. Which entries are read, and so every page and cursor, is as with whole batches.
  */
 export async function pageByScore<T>(
   redis: Redis,

@@ -44,8 +44,12 @@ export function hashToken(token: string): string {
 }
 
 const maxRetries = 5;
+/** Token → agent id hints kept per process (a few hundred KB at most). */
+const tokenCacheSize = 10_000;
 
 export class AgentRepository {
+  private readonly tokenIds = new Map<string, string>();
+
   constructor(
     private readonly redis: Redis,
     private readonly keys: Keys,
@@ -79,12 +83,33 @@ export class AgentRepository {
 
   /** The agent a token belongs to, or null: for SDK authentication. */
   async findByToken(token: string): Promise<StoredAgent | null> {
-    const id = await this.redis.get(this.keys.agentToken(hashToken(token)));
-    if (id === null) return null;
+    const id = await this.idForToken(token);
+    return id === null ? null : this.verifyToken(id, token);
+  }
+
+  /**
+   * The agent id a token maps to, from a per-process cache or Redis. A cached id is only a hint:
+   * `verifyToken` reads the record, so a regenerated or deleted token stops working at once.
+   */
+  async idForToken(token: string): Promise<string | null> {
+    const hash = hashToken(token);
+    const cached = this.tokenIds.get(hash);
+    if (cached !== undefined) return cached;
+    const id = await this.redis.get(this.keys.agentToken(hash));
+    if (id !== null) {
+      if (this.tokenIds.size >= tokenCacheSize) this.tokenIds.clear();
+      this.tokenIds.set(hash, id);
+    }
+    return id;
+  }
+
+  /** The agent record if `token` is its current token, else null (and the cache forgets it). */
+  async verifyToken(id: string, token: string): Promise<StoredAgent | null> {
     const raw = await this.redis.get(this.keys.agent(id));
-    if (raw === null) return null;
-    const agent = JSON.parse(raw) as StoredAgent;
-    return agent.agent_token === token ? agent : null;
+    const agent = raw === null ? null : (JSON.parse(raw) as StoredAgent);
+    if (agent !== null && agent.agent_token === token) return agent;
+    this.tokenIds.delete(hashToken(token));
+    return null;
   }
 
   async list(query: PageQuery, filter: AgentFilter = {}): Promise<Page<Agent>> {
