@@ -21,7 +21,12 @@ const baseInput: SessionMachineInput = {
 /** Starts the machine with recording stand-ins for the actors src/ provides. */
 function start(input: Partial<SessionMachineInput> = {}) {
   const clock = new SimulatedClock();
-  const log = { speak: [] as SpeakInput[], reply: [] as ReplyInput[], stopped: [] as string[], emitted: [] as SessionEmitted[] };
+  const log = {
+    speak: [] as SpeakInput[],
+    reply: [] as ReplyInput[],
+    stopped: [] as string[],
+    emitted: [] as SessionEmitted[],
+  };
   const machine = sessionMachine.provide({
     actors: {
       speak: fromCallback<SessionEvent, SpeakInput>(({ input }) => {

@@ -104,15 +104,33 @@ export const sessionMachine = setup({
       transcript: context.queued?.kind === 'text' ? context.queued.text : null,
     })),
     queueUtterance: assign(({ event }) =>
-      event.type === 'SPEECH_END' ? { queued: { kind: 'audio' as const, audio: event.audio, durationMs: event.durationMs } } : {},
+      event.type === 'SPEECH_END'
+        ? { queued: { kind: 'audio' as const, audio: event.audio, durationMs: event.durationMs } }
+        : {},
     ),
-    announceTurn: emit(({ context }) => ({ type: 'turn_started' as const, turn: context.turn, input: context.pending! })),
-    announceInterrupted: emit(({ context }) => ({ type: 'interrupted' as const, turn: context.turn, transcript: context.transcript })),
+    announceTurn: emit(({ context }) => ({
+      type: 'turn_started' as const,
+      turn: context.turn,
+      input: context.pending!,
+    })),
+    announceInterrupted: emit(({ context }) => ({
+      type: 'interrupted' as const,
+      turn: context.turn,
+      transcript: context.transcript,
+    })),
     clearTurn: assign({ pending: null, transcript: null }),
   },
 }).createMachine({
   id: 'session',
-  context: ({ input }) => ({ ...input, turn: 0, pending: null, queued: null, transcript: null, endReason: null, error: null }),
+  context: ({ input }) => ({
+    ...input,
+    turn: 0,
+    pending: null,
+    queued: null,
+    transcript: null,
+    endReason: null,
+    error: null,
+  }),
   initial: 'active',
   states: {
     active: {
@@ -122,7 +140,10 @@ export const sessionMachine = setup({
       on: {
         HANGUP: { target: 'ended', actions: assign({ endReason: 'client_hangup' }) },
         SHUTDOWN: { target: 'ended', actions: assign({ endReason: 'shutdown' }) },
-        FAIL: { target: 'ended', actions: assign(({ event }) => ({ endReason: 'error' as const, error: event.error })) },
+        FAIL: {
+          target: 'ended',
+          actions: assign(({ event }) => ({ endReason: 'error' as const, error: event.error })),
+        },
       },
       initial: 'starting',
       states: {
@@ -205,7 +226,11 @@ export const sessionMachine = setup({
     },
     ended: {
       type: 'final',
-      entry: emit(({ context }) => ({ type: 'ended' as const, reason: context.endReason ?? 'error', error: context.error })),
+      entry: emit(({ context }) => ({
+        type: 'ended' as const,
+        reason: context.endReason ?? 'error',
+        error: context.error,
+      })),
     },
   },
 });

@@ -156,7 +156,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const problems = parsed.error.issues.map((issue) => {
       const name = String(issue.path[0] ?? '?');
       const value = env[name];
-      const shown = value === undefined ? '' : ` (got ${JSON.stringify(name.includes('KEY') || name.includes('SECRET') ? '***' : value)})`;
+      const shown =
+        value === undefined
+          ? ''
+          : ` (got ${JSON.stringify(name.includes('KEY') || name.includes('SECRET') ? '***' : value)})`;
       return `${name}: ${issue.message}${shown}`;
     });
     throw new ConfigError(problems);
@@ -196,7 +199,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rag: Object.freeze({
       embedding: Object.freeze({
         provider: e.PARLEY_EMBEDDING_PROVIDER,
-        model: e.PARLEY_EMBEDDING_MODEL ?? (e.PARLEY_EMBEDDING_PROVIDER === 'local' ? 'Xenova/all-MiniLM-L6-v2' : 'text-embedding-3-small'),
+        model:
+          e.PARLEY_EMBEDDING_MODEL ??
+          (e.PARLEY_EMBEDDING_PROVIDER === 'local' ? 'Xenova/all-MiniLM-L6-v2' : 'text-embedding-3-small'),
         baseUrl: e.PARLEY_EMBEDDING_BASE_URL ?? e.OPENAI_BASE_URL,
         apiKey: e.PARLEY_EMBEDDING_API_KEY ?? e.OPENAI_API_KEY,
         workers: e.PARLEY_EMBEDDING_WORKERS,

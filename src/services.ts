@@ -55,7 +55,15 @@ export async function createServices(
     llmTimeoutMs: config.llm.timeoutMs,
     historyMessages: config.llm.historyMessages,
   });
-  const rag = new RagService({ config: config.rag, modelsDir: config.modelsDir, redisUrl: config.redisUrl, prefix: config.redisPrefix, store, logger, outbox });
+  const rag = new RagService({
+    config: config.rag,
+    modelsDir: config.modelsDir,
+    redisUrl: config.redisUrl,
+    prefix: config.redisPrefix,
+    store,
+    logger,
+    outbox,
+  });
   const { url, apiKey, apiSecret } = config.livekit;
   const mediaTokens = new MediaTokens(config.adminApiKey);
   return {
@@ -71,7 +79,8 @@ export async function createServices(
     voice: new VoiceSessions({
       store,
       outbox,
-      livekit: url !== undefined && apiKey !== undefined && apiSecret !== undefined ? { url, apiKey, apiSecret } : undefined,
+      livekit:
+        url !== undefined && apiKey !== undefined && apiSecret !== undefined ? { url, apiKey, apiSecret } : undefined,
       tokenTtlS: config.livekitTokenTtlS,
       mediaTokens,
       publicUrl: config.publicUrl,

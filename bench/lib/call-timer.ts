@@ -22,7 +22,11 @@ export class CallTimer {
 type Method<T, K extends keyof T> = T[K] extends (...args: infer A) => Promise<unknown> ? A : never;
 
 /** Replaces `target[key]` with a timed wrapper; `accept` picks which calls count (all by default). */
-export function timeCalls<T extends object, K extends keyof T>(target: T, key: K, accept: (...args: Method<T, K>) => boolean = () => true): CallTimer {
+export function timeCalls<T extends object, K extends keyof T>(
+  target: T,
+  key: K,
+  accept: (...args: Method<T, K>) => boolean = () => true,
+): CallTimer {
   const original = target[key] as unknown as (...args: unknown[]) => Promise<unknown>;
   const timer = new CallTimer();
   const wrapped = async (...args: unknown[]): Promise<unknown> => {

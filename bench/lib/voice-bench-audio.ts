@@ -13,7 +13,8 @@ export const voiceBenchRate = 16_000;
 
 export async function loadVoiceBenchClip(): Promise<AudioFrame> {
   const clip = await readWav(new URL(`../../test/fixtures/audio/${voiceBenchFixture}`, import.meta.url).pathname);
-  if (clip.sampleRate !== voiceBenchRate) throw new Error(`${voiceBenchFixture} is ${clip.sampleRate} Hz, not ${voiceBenchRate}`);
+  if (clip.sampleRate !== voiceBenchRate)
+    throw new Error(`${voiceBenchFixture} is ${clip.sampleRate} Hz, not ${voiceBenchRate}`);
   return clip;
 }
 
@@ -44,7 +45,11 @@ export interface SpeechEnds {
  * model is deterministic, so a session fed the same frames decides at the same frames: the client
  * can time from the moment it sent that frame.
  */
-export async function speechEndFrames(vad: SileroVad, frames: AudioFrame[], options: Partial<VadOptions>): Promise<SpeechEnds> {
+export async function speechEndFrames(
+  vad: SileroVad,
+  frames: AudioFrame[],
+  options: Partial<VadOptions>,
+): Promise<SpeechEnds> {
   const stream = vad.stream(options);
   const ends: number[] = [];
   let speechStarts = 0;

@@ -48,7 +48,9 @@ export class VoiceClientProcess {
   next(): Promise<ChildMessage> {
     const queued = this.inbox.shift();
     if (queued !== undefined) {
-      return 'failed' in queued ? Promise.reject(new Error(`voice clients failed: ${queued.failed}`)) : Promise.resolve(queued);
+      return 'failed' in queued
+        ? Promise.reject(new Error(`voice clients failed: ${queued.failed}`))
+        : Promise.resolve(queued);
     }
     if (this.exited !== undefined) return Promise.reject(this.exited);
     return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));

@@ -72,9 +72,4 @@ export interface LoadResult {
 
 export type ParentMessage = TurnsJob | LoadJob | { go: true } | { close: true } | { exit: true };
 export type ChildMessage =
-  | { ready: true }
-  | { connected: number }
-  | TurnsResult
-  | LoadResult
-  | { closed: number }
-  | { failed: string };
+  { ready: true } | { connected: number } | TurnsResult | LoadResult | { closed: number } | { failed: string };

@@ -12,7 +12,15 @@ import type { AudioFrame } from '../../src/pipeline/audio-frame.js';
 import { VoiceClient } from '../../test/support/voice-client.js';
 import { percentile } from './percentiles.js';
 import { framesOf, loadVoiceBenchClip, loopClip } from './voice-bench-audio.js';
-import type { ChildMessage, LoadJob, LoadResult, ParentMessage, TurnSample, TurnsJob, TurnsResult } from './voice-load-protocol.js';
+import type {
+  ChildMessage,
+  LoadJob,
+  LoadResult,
+  ParentMessage,
+  TurnSample,
+  TurnsJob,
+  TurnsResult,
+} from './voice-load-protocol.js';
 
 const send = (message: ChildMessage) => process.send!(message);
 const clip = await loadVoiceBenchClip();
@@ -44,7 +52,12 @@ async function runTurns(job: TurnsJob): Promise<TurnsResult> {
   for (let i = 0; i < job.audioTurns; i++) {
     // Audio turn: fast up to the end-of-speech frame, real time until the answer, fast again.
     const trigger = job.triggerFrames[i]!;
-    const before = { transcript: count(client, 'transcript'), audio: count(client, 'audio_start'), response: count(client, 'response'), interrupted: count(client, 'interrupted') };
+    const before = {
+      transcript: count(client, 'transcript'),
+      audio: count(client, 'audio_start'),
+      response: count(client, 'response'),
+      interrupted: count(client, 'interrupted'),
+    };
     let due = performance.now();
     let triggerAt = Number.NaN;
     for (let k = 0; k < frames.length; k++) {
@@ -58,7 +71,11 @@ async function runTurns(job: TurnsJob): Promise<TurnsResult> {
       const wait = due - performance.now();
       if (wait > 0) await sleep(wait);
     }
-    await client.until(() => count(client, 'response') > before.response, job.timeoutMs, `response to audio turn ${i + 1}`);
+    await client.until(
+      () => count(client, 'response') > before.response,
+      job.timeoutMs,
+      `response to audio turn ${i + 1}`,
+    );
     samples.push({
       kind: 'audio',
       send_to_transcript_ms: nth(client, 'transcript', before.transcript)!.at - triggerAt,
@@ -68,10 +85,18 @@ async function runTurns(job: TurnsJob): Promise<TurnsResult> {
     await sleep(job.gapMs);
 
     // Text turn: the same answer path with the VAD and the audio frames left out.
-    const textBefore = { audio: count(client, 'audio_start'), response: count(client, 'response'), interrupted: count(client, 'interrupted') };
+    const textBefore = {
+      audio: count(client, 'audio_start'),
+      response: count(client, 'response'),
+      interrupted: count(client, 'interrupted'),
+    };
     const sentAt = performance.now();
     client.sendJson({ type: 'text', text: job.text });
-    await client.until(() => count(client, 'response') > textBefore.response, job.timeoutMs, `response to text turn ${i + 1}`);
+    await client.until(
+      () => count(client, 'response') > textBefore.response,
+      job.timeoutMs,
+      `response to text turn ${i + 1}`,
+    );
     samples.push({
       kind: 'text',
       send_to_transcript_ms: null,
@@ -141,8 +166,16 @@ async function runLoad(job: LoadJob): Promise<LoadResult> {
     transcript_latencies_ms: latencies,
     missing_transcripts: missing,
     frames_sent: framesSent,
-    send_lateness_ms: { p50: percentile(late, 50), p99: percentile(late, 99), max: late[late.length - 1] ?? Number.NaN },
-    client_loop_delay_ms: { p50: ms(loopDelay.percentile(50)), p99: ms(loopDelay.percentile(99)), max: ms(loopDelay.max) },
+    send_lateness_ms: {
+      p50: percentile(late, 50),
+      p99: percentile(late, 99),
+      max: late[late.length - 1] ?? Number.NaN,
+    },
+    client_loop_delay_ms: {
+      p50: ms(loopDelay.percentile(50)),
+      p99: ms(loopDelay.percentile(99)),
+      max: ms(loopDelay.max),
+    },
     client_cpu_ms: (cpuUsed.user + cpuUsed.system) / 1000,
     wall_ms: streamedAt - t0,
     responses: live.reduce((n, c) => n + count(c, 'response'), 0),

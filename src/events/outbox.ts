@@ -31,7 +31,6 @@ interface DeliveryJob {
 /** SPEC §6: 3 retries after the first try. */
 const attempts = 4;
 
-
 class DeliveryError extends Error {
   constructor(
     message: string,

@@ -7,7 +7,10 @@ export const errorBodySchema = z
       code: z.string().meta({ description: 'snake_case, stable: validation_error, not_found, unauthorized, …' }),
       message: z.string(),
       request_id: z.string(),
-      details: z.unknown().optional().meta({ description: 'For validation_error: [{path, message}] for every bad field.' }),
+      details: z
+        .unknown()
+        .optional()
+        .meta({ description: 'For validation_error: [{path, message}] for every bad field.' }),
     }),
   })
   .meta({ id: 'Error' });

@@ -30,7 +30,11 @@ export class TokenBucket {
   ) {}
 
   async take(bucket: string): Promise<RateDecision> {
-    const reply = (await takeToken.run(this.redis, [this.keys.rateLimit(bucket)], [this.options.burst, this.options.rpm])) as number[];
+    const reply = (await takeToken.run(
+      this.redis,
+      [this.keys.rateLimit(bucket)],
+      [this.options.burst, this.options.rpm],
+    )) as number[];
     const [allowed, remaining, untilFullMs, untilNextMs] = reply as [number, number, number, number];
     return {
       allowed: allowed === 1,

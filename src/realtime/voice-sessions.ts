@@ -55,7 +55,14 @@ export class VoiceSessions {
     const userId = request.user_id ?? null;
     const sessionId = newId('session');
     const room = roomName(sessionId);
-    const session = await this.o.store.sessions.create({ id: sessionId, agent_id: agent.id, type: 'voice', transport: 'livekit', user_id: userId, room });
+    const session = await this.o.store.sessions.create({
+      id: sessionId,
+      agent_id: agent.id,
+      type: 'voice',
+      transport: 'livekit',
+      user_id: userId,
+      room,
+    });
     const connectionToken = await mintParticipantToken(livekit, {
       room,
       identity: userId ?? `user-${randomBytes(6).toString('hex')}`,
@@ -78,9 +85,18 @@ export class VoiceSessions {
     try {
       base = new URL(this.o.publicUrl ?? origin);
     } catch {
-      throw new AppError(400, 'bad_request', 'the Host header is not a valid host; set PARLEY_PUBLIC_URL behind proxies');
+      throw new AppError(
+        400,
+        'bad_request',
+        'the Host header is not a valid host; set PARLEY_PUBLIC_URL behind proxies',
+      );
     }
-    const session = await this.o.store.sessions.create({ agent_id: agent.id, type: 'voice', transport: 'websocket', user_id: userId });
+    const session = await this.o.store.sessions.create({
+      agent_id: agent.id,
+      type: 'voice',
+      transport: 'websocket',
+      user_id: userId,
+    });
     const token = await this.o.mediaTokens.issue({ sessionId: session.id, agentId: agent.id }, this.o.tokenTtlS);
     base.protocol = base.protocol === 'https:' ? 'wss:' : 'ws:';
     base.pathname = base.pathname.replace(/\/$/, '') + mediaPath;

@@ -31,7 +31,9 @@ export const defaultAgentSettings = {
 export const agentSettingsShape = {
   name: z.string().trim().min(1).max(200),
   description: z.string().max(2000),
-  mode: z.enum(agentModes).meta({ description: '`enhanced`: Parley answers with its LLM. `passthrough`: the webhook answers.' }),
+  mode: z
+    .enum(agentModes)
+    .meta({ description: '`enhanced`: Parley answers with its LLM. `passthrough`: the webhook answers.' }),
   preset_id: z
     .string()
     .refine((v) => isId('preset', v), { message: 'must be a pre_… id' })
@@ -41,7 +43,12 @@ export const agentSettingsShape = {
   greeting: z.string().max(2000).nullable().meta({ description: 'Spoken when a voice session starts; null for none.' }),
   language: z.string().regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'must be a BCP 47 language tag such as en or en-US'),
   webhook_url: httpUrlSchema.nullable(),
-  webhook_api_key: z.string().min(1).max(500).nullable().meta({ description: 'Write-only. Sent as `Authorization: Bearer` and used to sign webhook and event requests.' }),
+  webhook_api_key: z
+    .string()
+    .min(1)
+    .max(500)
+    .nullable()
+    .meta({ description: 'Write-only. Sent as `Authorization: Bearer` and used to sign webhook and event requests.' }),
   webhook_timeout_ms: z.number().int().min(100).max(120_000),
   events_url: httpUrlSchema.nullable(),
   rag_enabled: z.boolean(),
@@ -110,12 +117,20 @@ export function toPublicAgent(stored: StoredAgent): Agent {
 export const agentStatsSchema = z
   .object({
     agent_id: z.string(),
-    sessions: z.object({ total: z.number().int(), active: z.number().int(), chat: z.number().int(), voice: z.number().int() }),
+    sessions: z.object({
+      total: z.number().int(),
+      active: z.number().int(),
+      chat: z.number().int(),
+      voice: z.number().int(),
+    }),
     messages: z.object({ user: z.number().int(), agent: z.number().int() }),
     turns: z.number().int().meta({ description: 'Answered user turns (chat messages and voice utterances).' }),
     interrupted_turns: z.number().int(),
     errors: z.object({ total: z.number().int(), open: z.number().int() }),
-    avg_response_ms: z.number().nullable().meta({ description: 'Mean time from user message to answer; null before the first answer.' }),
+    avg_response_ms: z
+      .number()
+      .nullable()
+      .meta({ description: 'Mean time from user message to answer; null before the first answer.' }),
     last_active_at: timestampSchema.nullable(),
   })
   .meta({ id: 'AgentStats' });

@@ -8,14 +8,15 @@ export const metadataSchema = z
 
 export const timestampSchema = z.iso.datetime({ offset: true }).meta({ description: 'ISO 8601 timestamp (UTC)' });
 
-export const httpUrlSchema = z
-  .url({ protocol: /^https?$/, message: 'must be an http(s) URL' })
-  .max(2048);
+export const httpUrlSchema = z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).max(2048);
 
 export const pageSchema = <T extends z.ZodType>(item: T, id: string) =>
   z
     .object({
       data: z.array(item),
-      next_cursor: z.string().nullable().meta({ description: 'Pass as `cursor` to read the next page; null at the end.' }),
+      next_cursor: z
+        .string()
+        .nullable()
+        .meta({ description: 'Pass as `cursor` to read the next page; null at the end.' }),
     })
     .meta({ id });

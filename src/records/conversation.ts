@@ -28,20 +28,15 @@ export const messageSchema = z
     conversation_id: z.string(),
     role: z.enum(messageRoles),
     text: z.string(),
-    status: z
-      .enum(messageStatuses)
-      .meta({
-        description:
-          '`interrupted`: the user barged in while the agent spoke it. `failed`: no answer (webhook or LLM error).',
-      }),
+    status: z.enum(messageStatuses).meta({
+      description:
+        '`interrupted`: the user barged in while the agent spoke it. `failed`: no answer (webhook or LLM error).',
+    }),
     created_at: timestampSchema,
-    timings: z
-      .record(z.string(), z.number())
-      .nullable()
-      .meta({
-        description:
-          'Milliseconds per stage, e.g. response_ms, webhook_ms, llm_ms, stt_ms, first_audio_ms, end_to_end_ms.',
-      }),
+    timings: z.record(z.string(), z.number()).nullable().meta({
+      description:
+        'Milliseconds per stage, e.g. response_ms, webhook_ms, llm_ms, stt_ms, first_audio_ms, end_to_end_ms.',
+    }),
     error_id: z.string().nullable().meta({ description: 'The error record explaining a failed message.' }),
   })
   .meta({ id: 'Message' });
@@ -60,13 +55,10 @@ export interface MessageCreate {
 export const conversationWithMessagesSchema = conversationSchema
   .extend({
     messages: z.array(messageSchema).meta({ description: 'Oldest first.' }),
-    messages_cursor: z
-      .string()
-      .nullable()
-      .meta({
-        description:
-          'Pass as `before` to read the messages older than these; null when these start at the first message.',
-      }),
+    messages_cursor: z.string().nullable().meta({
+      description:
+        'Pass as `before` to read the messages older than these; null when these start at the first message.',
+    }),
   })
   .meta({ id: 'ConversationWithMessages' });
 

@@ -23,17 +23,13 @@ export const documentSchema = z
       .int()
       .nullable()
       .meta({ description: 'Characters of extracted text; null until extracted.' }),
-    embedding_model: z
-      .string()
-      .meta({
-        description: 'Embedding provider and model the vectors were made with, e.g. local:Xenova/all-MiniLM-L6-v2.',
-      }),
-    status: z
-      .enum(documentStatuses)
-      .meta({
-        description:
-          '`processing`: queued or being extracted, chunked and embedded. `ready`: searchable. `failed`: see `error`.',
-      }),
+    embedding_model: z.string().meta({
+      description: 'Embedding provider and model the vectors were made with, e.g. local:Xenova/all-MiniLM-L6-v2.',
+    }),
+    status: z.enum(documentStatuses).meta({
+      description:
+        '`processing`: queued or being extracted, chunked and embedded. `ready`: searchable. `failed`: see `error`.',
+    }),
     error: z.string().nullable().meta({ description: 'Why ingestion failed; null otherwise.' }),
     created_at: timestampSchema,
     updated_at: timestampSchema,

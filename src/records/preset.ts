@@ -13,7 +13,11 @@ function checkModel(capability: Capability) {
     const info = findProvider(capability, value.provider);
     if (info === undefined || value.model === undefined || value.model === null) return;
     if (!info.anyModel && !info.models.includes(value.model)) {
-      ctx.addIssue({ code: 'custom', path: ['model'], message: `unknown model for ${value.provider}; one of: ${info.models.join(', ')}` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['model'],
+        message: `unknown model for ${value.provider}; one of: ${info.models.join(', ')}`,
+      });
     }
   };
 }
@@ -22,7 +26,12 @@ export const sttSettingsSchema = z
   .strictObject({
     provider: providerEnum('stt'),
     model: z.string().min(1).max(200),
-    language: z.string().max(16).nullable().default(null).meta({ description: 'Language hint; null lets the model detect.' }),
+    language: z
+      .string()
+      .max(16)
+      .nullable()
+      .default(null)
+      .meta({ description: 'Language hint; null lets the model detect.' }),
   })
   .superRefine(checkModel('stt'))
   .meta({ id: 'SttSettings' });

@@ -48,6 +48,7 @@ export class SessionSupervisor {
       new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs))),
     ]);
     clearTimeout(timer);
-    if (this.live.size > 0) this.logger.warn({ left: this.live.size }, 'voice sessions still open after the drain timeout');
+    if (this.live.size > 0)
+      this.logger.warn({ left: this.live.size }, 'voice sessions still open after the drain timeout');
   }
 }

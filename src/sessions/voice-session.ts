@@ -91,9 +91,18 @@ export class VoiceSession {
   }
 
   /** Starts a session on a connected transport. */
-  static async start(deps: VoiceSessionDeps, agent: StoredAgent, session: Session, transport: MediaTransport): Promise<VoiceSession> {
-    const preset = agent.preset_id === null ? null : await deps.store.presets.getStored(agent.preset_id).catch(() => null);
-    const settings: Settings = { stt: preset?.stt ?? { ...builtInPreset.stt }, tts: preset?.tts ?? { ...builtInPreset.tts } };
+  static async start(
+    deps: VoiceSessionDeps,
+    agent: StoredAgent,
+    session: Session,
+    transport: MediaTransport,
+  ): Promise<VoiceSession> {
+    const preset =
+      agent.preset_id === null ? null : await deps.store.presets.getStored(agent.preset_id).catch(() => null);
+    const settings: Settings = {
+      stt: preset?.stt ?? { ...builtInPreset.stt },
+      tts: preset?.tts ?? { ...builtInPreset.tts },
+    };
     const voice = new VoiceSession(deps, agent, session, transport, settings);
     voice.run();
     return voice;
@@ -130,7 +139,8 @@ export class VoiceSession {
         .subscribe({
           next: (event) => {
             if (event.type === 'speech_start') actor.send({ type: 'SPEECH_START' });
-            else if (event.type === 'speech_end') actor.send({ type: 'SPEECH_END', audio: event.audio, durationMs: event.durationMs });
+            else if (event.type === 'speech_end')
+              actor.send({ type: 'SPEECH_END', audio: event.audio, durationMs: event.durationMs });
           },
           error: (err: unknown) => void this.fail(err),
         }),
@@ -147,21 +157,32 @@ export class VoiceSession {
 
   private async speakGreeting(text: string, signal: AbortSignal): Promise<void> {
     try {
-      await this.speak(text, signal, () => this.transport.send({ type: 'audio_start', turn: 0, sample_rate: this.transport.outputSampleRate }));
+      await this.speak(text, signal, () =>
+        this.transport.send({ type: 'audio_start', turn: 0, sample_rate: this.transport.outputSampleRate }),
+      );
       if (await this.playout.drain(signal)) this.transport.send({ type: 'audio_end', turn: 0 });
-      await this.deps.store.conversations.appendMessage(this.session.conversation_id, { role: 'agent', text, status: signal.aborted ? 'interrupted' : 'complete' });
+      await this.deps.store.conversations.appendMessage(this.session.conversation_id, {
+        role: 'agent',
+        text,
+        status: signal.aborted ? 'interrupted' : 'complete',
+      });
     } catch (err) {
       this.deps.logger.warn({ err, session_id: this.session.id }, 'greeting failed');
     }
   }
 
   /** One user turn; every outcome ends in exactly one REPLY_DONE or REPLY_FAILED unless aborted. */
-  private async runTurn({ turn, input }: ReplyInput, sendBack: (e: SessionEvent) => void, signal: AbortSignal): Promise<void> {
+  private async runTurn(
+    { turn, input }: ReplyInput,
+    sendBack: (e: SessionEvent) => void,
+    signal: AbortSignal,
+  ): Promise<void> {
     const { store, responder, outbox, logger } = this.deps;
     const { session, agent, transport } = this;
     const speechEndAt = performance.now();
     const timings: Record<string, number> = {};
     let spoken = '';
+    let userMessage: Promise<unknown> = Promise.resolve();
     let samplesSpoken = 0;
     let answered = false;
     // Set before telling the machine: its reaction stops this actor (aborting `signal`) at once.
@@ -177,13 +198,29 @@ export class VoiceSession {
       sendBack({ type: 'TRANSCRIBED', text: transcript });
       transport.send({ type: 'transcript', turn, text: transcript });
       void store.sessions.touch(session.id).catch(() => {});
-      await store.conversations.appendMessage(session.conversation_id, { role: 'user', text: transcript, timings: input.kind === 'audio' ? { stt_ms: timings['stt_ms']! } : null });
+      // Stored while the answer is prepared, not before it: Redis stays off the first-audio path.
+      userMessage = store.conversations.appendMessage(session.conversation_id, {
+        role: 'user',
+        text: transcript,
+        timings: input.kind === 'audio' ? { stt_ms: timings['stt_ms']! } : null,
+      });
+      userMessage.catch(() => {}); // awaited before the answer is stored; this only marks it handled
 
       const answerStart = performance.now();
       let firstAudioAt: number | null = null;
       const { context } = await this.deps.rag.retrieveContext(agent, transcript, session.id);
       if (signal.aborted) return;
-      const deltas = responder.stream(agent, { sessionId: session.id, conversationId: session.conversation_id, transcript, userId: session.user_id, context }, signal);
+      const deltas = responder.stream(
+        agent,
+        {
+          sessionId: session.id,
+          conversationId: session.conversation_id,
+          transcript,
+          userId: session.user_id,
+          context,
+        },
+        signal,
+      );
       for await (const sentence of sentencesOf(deltas)) {
         if (timings['response_ms'] === undefined) timings['response_ms'] = round(performance.now() - answerStart);
         answered = true;
@@ -202,13 +239,34 @@ export class VoiceSession {
       if (!(await this.playout.drain(signal))) return;
       if (firstAudioAt !== null) transport.send({ type: 'audio_end', turn });
       transport.send({ type: 'response', turn, text: spoken });
-      const message = await store.conversations.appendMessage(session.conversation_id, { role: 'agent', text: spoken, timings });
+      await userMessage;
+      const message = await store.conversations.appendMessage(session.conversation_id, {
+        role: 'agent',
+        text: spoken,
+        timings,
+      });
       await Promise.all([
         store.sessions.recordTurn(session.id),
-        store.agents.bump(agent.id, { turns: 1, response_ms_sum: Math.round(timings['end_to_end_ms'] ?? 0), response_ms_count: 1 }),
+        store.agents.bump(agent.id, {
+          turns: 1,
+          response_ms_sum: Math.round(timings['end_to_end_ms'] ?? 0),
+          response_ms_count: 1,
+        }),
       ]);
-      outbox.emit(agent, 'llm_response', session.id, { transcript, response: spoken, source: agent.mode === 'passthrough' ? 'webhook' : 'llm', message_id: message.id, channel: 'voice', timings });
-      outbox.emit(agent, 'audio_ready', session.id, { message_id: message.id, turn, duration_ms: Math.round((samplesSpoken * 1000) / transport.outputSampleRate), first_audio_ms: timings['first_audio_ms'] ?? null });
+      outbox.emit(agent, 'llm_response', session.id, {
+        transcript,
+        response: spoken,
+        source: agent.mode === 'passthrough' ? 'webhook' : 'llm',
+        message_id: message.id,
+        channel: 'voice',
+        timings,
+      });
+      outbox.emit(agent, 'audio_ready', session.id, {
+        message_id: message.id,
+        turn,
+        duration_ms: Math.round((samplesSpoken * 1000) / transport.outputSampleRate),
+        first_audio_ms: timings['first_audio_ms'] ?? null,
+      });
       settled = true;
       sendBack({ type: 'REPLY_DONE' });
     } catch (err) {
@@ -225,6 +283,7 @@ export class VoiceSession {
       await this.fail(err);
     } finally {
       if (signal.aborted && answered && !settled) {
+        await userMessage.catch(() => {});
         await store.conversations
           .appendMessage(session.conversation_id, { role: 'agent', text: spoken, status: 'interrupted', timings })
           .catch((e: unknown) => logger.warn({ err: e }, 'could not store interrupted answer'));
@@ -236,7 +295,9 @@ export class VoiceSession {
     if (input.kind === 'text') return input.text;
     const stt = this.settings.stt;
     try {
-      const text = await this.deps.speech.stt(stt).transcribe({ audio: input.audio, sampleRate: 16_000, model: stt.model, language: stt.language, signal });
+      const text = await this.deps.speech
+        .stt(stt)
+        .transcribe({ audio: input.audio, sampleRate: 16_000, model: stt.model, language: stt.language, signal });
       return text.trim();
     } catch (err) {
       if (signal.aborted) return '';
@@ -254,7 +315,9 @@ export class VoiceSession {
     const tts = this.settings.tts;
     let started = false;
     let sent = 0;
-    const chunks = this.deps.speech.tts(tts).synthesize({ text, model: tts.model, voice: tts.voice, speed: tts.speed, signal });
+    const chunks = this.deps.speech
+      .tts(tts)
+      .synthesize({ text, model: tts.model, voice: tts.voice, speed: tts.speed, signal });
     for await (const samples of resampleSpeech(chunks, this.transport.outputSampleRate)) {
       if (signal.aborted) return sent;
       if (!started) {
@@ -269,7 +332,13 @@ export class VoiceSession {
 
   private async recordProviderError(type: 'stt_error' | 'tts_error', err: ProviderError): Promise<string | null> {
     const record = await this.deps.store.errors
-      .record({ type, message: err.message, agent_id: this.agent.id, session_id: this.session.id, details: { provider: err.provider } })
+      .record({
+        type,
+        message: err.message,
+        agent_id: this.agent.id,
+        session_id: this.session.id,
+        details: { provider: err.provider },
+      })
       .catch(() => null);
     return record?.id ?? null;
   }
@@ -278,9 +347,15 @@ export class VoiceSession {
     if (this.finished) return;
     this.deps.logger.error({ err, session_id: this.session.id }, 'voice session failed');
     await this.deps.store.errors
-      .record({ type: 'session_failed', message: `voice session failed: ${err instanceof Error ? err.message : String(err)}`, agent_id: this.agent.id, session_id: this.session.id })
+      .record({
+        type: 'session_failed',
+        message: `voice session failed: ${err instanceof Error ? err.message : String(err)}`,
+        agent_id: this.agent.id,
+        session_id: this.session.id,
+      })
       .catch(() => {});
-    if (this.actor.getSnapshot().status === 'active') this.actor.send({ type: 'FAIL', error: err instanceof Error ? err.message : String(err) });
+    if (this.actor.getSnapshot().status === 'active')
+      this.actor.send({ type: 'FAIL', error: err instanceof Error ? err.message : String(err) });
     else await this.finish('error', err instanceof Error ? err.message : String(err));
   }
 
@@ -293,7 +368,13 @@ export class VoiceSession {
       // Records first: once the client sees `ended`, the session record is final.
       const ended = await store.sessions.end(this.session.id, reason);
       if (ended !== null) {
-        outbox.emit(this.agent, 'session_end', ended.id, { reason, error, duration_ms: ended.duration_ms, turns: ended.turns, session_type: 'voice' });
+        outbox.emit(this.agent, 'session_end', ended.id, {
+          reason,
+          error,
+          duration_ms: ended.duration_ms,
+          turns: ended.turns,
+          session_type: 'voice',
+        });
       }
     } catch (err) {
       logger.error({ err, session_id: this.session.id }, 'could not record the end of a voice session');

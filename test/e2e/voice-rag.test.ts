@@ -31,12 +31,25 @@ afterAll(async () => {
 
 it('an utterance to an agent with RAG on sends the relevant chunk as data.context and emits context_retrieved', async () => {
   const preset = await p.request('POST', '/admin/v1/presets', {
-    body: { name: 'voice', stt: { provider: 'openai', model: 'whisper-1', language: 'en' }, tts: { provider: 'espeak', model: 'espeak-ng', voice: 'en-us' } },
+    body: {
+      name: 'voice',
+      stt: { provider: 'openai', model: 'whisper-1', language: 'en' },
+      tts: { provider: 'espeak', model: 'espeak-ng', voice: 'en-us' },
+    },
   });
-  const agentId = await createAgent(p, { mode: 'passthrough', webhook_url: webhook.url, events_url: events.url, preset_id: preset.body.id, rag_enabled: true });
+  const agentId = await createAgent(p, {
+    mode: 'passthrough',
+    webhook_url: webhook.url,
+    events_url: events.url,
+    preset_id: preset.body.id,
+    rag_enabled: true,
+  });
   await ingestCorpus(p, agentId, ['lighthouses.md', 'saturn.md']);
   const agent = await p.request('GET', `/admin/v1/agents/${agentId}`);
-  const session = await p.request('POST', '/sdk/v1/session', { apiKey: null, body: { agent_token: agent.body.agent_token, transport: 'websocket' } });
+  const session = await p.request('POST', '/sdk/v1/session', {
+    apiKey: null,
+    body: { agent_token: agent.body.agent_token, transport: 'websocket' },
+  });
   const client = await VoiceClient.connect(session.body.connection_url, session.body.connection_token);
   try {
     await client.untilEvent('ready');
@@ -47,7 +60,9 @@ it('an utterance to an agent with RAG on sends the relevant chunk as data.contex
     expect(body.data.context).toContain('[lighthouses.md]');
     expect(body.data.context).toContain('Fresnel');
     await events.until(() => events.requests.some((r) => (r.json as { type: string }).type === 'context_retrieved'));
-    const event = events.requests.map((r) => r.json as { type: string; session_id: string; data: { query: string } }).find((e) => e.type === 'context_retrieved')!;
+    const event = events.requests
+      .map((r) => r.json as { type: string; session_id: string; data: { query: string } })
+      .find((e) => e.type === 'context_retrieved')!;
     expect(event.session_id).toBe(session.body.session_id);
     expect(event.data.query).toBe('Who invented the Fresnel lens?');
   } finally {

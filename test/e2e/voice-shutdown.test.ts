@@ -26,7 +26,10 @@ it('shutdown ends every live voice session with reason shutdown, and their sessi
   });
   const clients: { client: VoiceClient; sessionId: string }[] = [];
   for (let i = 0; i < 3; i++) {
-    const res = await p.request('POST', '/sdk/v1/session', { apiKey: null, body: { agent_token: agent.body.agent_token, transport: 'websocket' } });
+    const res = await p.request('POST', '/sdk/v1/session', {
+      apiKey: null,
+      body: { agent_token: agent.body.agent_token, transport: 'websocket' },
+    });
     const client = await VoiceClient.connect(res.body.connection_url, res.body.connection_token);
     await client.untilEvent('ready');
     clients.push({ client, sessionId: res.body.session_id });
@@ -46,7 +49,10 @@ it('shutdown ends every live voice session with reason shutdown, and their sessi
       const session = await next.request('GET', `/admin/v1/sessions/${sessionId}`);
       expect(session.body).toMatchObject({ status: 'ended', end_reason: 'shutdown' });
     }
-    await events.until(() => events.requests.filter((r) => (r.json as { type: string }).type === 'session_end').length === 3, 15_000);
+    await events.until(
+      () => events.requests.filter((r) => (r.json as { type: string }).type === 'session_end').length === 3,
+      15_000,
+    );
   } finally {
     await next.close();
   }

@@ -39,10 +39,18 @@ const crashingStt: SttProvider = {
 
 beforeAll(async () => {
   const wav = (name: string) => readWav(new URL(name, fixtures).pathname);
-  [hello, twoUtterances, interrupt] = [await wav('hello.wav'), await wav('two-utterances.wav'), await wav('interrupt.wav')];
+  [hello, twoUtterances, interrupt] = [
+    await wav('hello.wav'),
+    await wav('two-utterances.wav'),
+    await wav('interrupt.wav'),
+  ];
   redis = await TestRedis.start();
-  audioApi = await OpenAiAudioServer.start({ transcribe: (call) => transcripts[call.index] ?? `utterance ${call.index}` });
-  webhook = await HttpReceiver.start((req, index) => webhookReply((req.json as { data: { transcript: string } }).data.transcript, index));
+  audioApi = await OpenAiAudioServer.start({
+    transcribe: (call) => transcripts[call.index] ?? `utterance ${call.index}`,
+  });
+  webhook = await HttpReceiver.start((req, index) =>
+    webhookReply((req.json as { data: { transcript: string } }).data.transcript, index),
+  );
   events = await HttpReceiver.start();
   const env = { OPENAI_BASE_URL: audioApi.baseUrl, OPENAI_API_KEY: 'sk-test', PARLEY_EVENT_RETRY_BASE_MS: '50' };
   const config = loadConfig({ ...env, MODELS_DIR: '/nonexistent' });
@@ -73,14 +81,24 @@ async function agentWith(settings: Record<string, unknown> = {}, sttModel = 'whi
     },
   });
   const agent = await p.request('POST', '/admin/v1/agents', {
-    body: { name: 'voice', mode: 'passthrough', webhook_url: webhook.url, events_url: events.url, preset_id: preset.body.id, ...settings },
+    body: {
+      name: 'voice',
+      mode: 'passthrough',
+      webhook_url: webhook.url,
+      events_url: events.url,
+      preset_id: preset.body.id,
+      ...settings,
+    },
   });
   expect(agent.status).toBe(201);
   return agent.body as { id: string; agent_token: string };
 }
 
 async function connect(agent: { agent_token: string }, userId = 'caller-1') {
-  const res = await p.request('POST', '/sdk/v1/session', { apiKey: null, body: { agent_token: agent.agent_token, user_id: userId, transport: 'websocket' } });
+  const res = await p.request('POST', '/sdk/v1/session', {
+    apiKey: null,
+    body: { agent_token: agent.agent_token, user_id: userId, transport: 'websocket' },
+  });
   expect(res.status).toBe(201);
   expect(res.body.connection_url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/sdk\/v1\/media$/);
   const client = await VoiceClient.connect(res.body.connection_url, res.body.connection_token);
@@ -134,17 +152,33 @@ describe('voice over the WebSocket transport', () => {
     // Records: the conversation has both messages, the agent's with its timings.
     const session = await p.request('GET', `/admin/v1/sessions/${sessionId}`);
     const conversation = await p.request('GET', `/admin/v1/conversations/${session.body.conversation_id}`);
-    const [user, reply] = conversation.body.messages as { role: string; text: string; status: string; timings: Record<string, number> }[];
+    const [user, reply] = conversation.body.messages as {
+      role: string;
+      text: string;
+      status: string;
+      timings: Record<string, number>;
+    }[];
     expect(user).toMatchObject({ role: 'user', text: 'I would like to book a table for two tonight.' });
     expect(reply).toMatchObject({ role: 'agent', status: 'complete' });
-    for (const t of ['stt_ms', 'response_ms', 'first_audio_ms', 'end_to_end_ms']) expect(reply!.timings[t]).toBeGreaterThanOrEqual(0);
+    for (const t of ['stt_ms', 'response_ms', 'first_audio_ms', 'end_to_end_ms'])
+      expect(reply!.timings[t]).toBeGreaterThanOrEqual(0);
 
     client.sendJson({ type: 'end' });
     await client.untilClosed();
-    await events.until(() => events.requests.some((r) => (r.json as { type: string; session_id: string }).type === 'session_end' && (r.json as { session_id: string }).session_id === sessionId));
-    const types = events.requests.filter((r) => (r.json as { session_id: string }).session_id === sessionId).map((r) => (r.json as { type: string }).type);
+    await events.until(() =>
+      events.requests.some(
+        (r) =>
+          (r.json as { type: string; session_id: string }).type === 'session_end' &&
+          (r.json as { session_id: string }).session_id === sessionId,
+      ),
+    );
+    const types = events.requests
+      .filter((r) => (r.json as { session_id: string }).session_id === sessionId)
+      .map((r) => (r.json as { type: string }).type);
     expect(types).toEqual(expect.arrayContaining(['session_start', 'llm_response', 'audio_ready', 'session_end']));
-    const audioReady = events.requests.map((r) => r.json as { type: string; session_id: string; data: { duration_ms: number } }).find((e) => e.type === 'audio_ready' && e.session_id === sessionId)!;
+    const audioReady = events.requests
+      .map((r) => r.json as { type: string; session_id: string; data: { duration_ms: number } })
+      .find((e) => e.type === 'audio_ready' && e.session_id === sessionId)!;
     expect(audioReady.data.duration_ms).toBeCloseTo(seconds * 1000, -2);
     const ended = await p.request('GET', `/admin/v1/sessions/${sessionId}`);
     expect(ended.body).toMatchObject({ status: 'ended', end_reason: 'client_hangup', turns: 1 });
@@ -158,13 +192,16 @@ describe('voice over the WebSocket transport', () => {
     const { client, sessionId } = await connect(agent);
     await client.stream(twoUtterances, { speed: 2 });
     await client.untilEvent('response', 2);
-    expect(webhookCallsFor(sessionId).map((r) => (r.json as { data: { transcript: string } }).data.transcript)).toEqual(transcripts);
+    expect(webhookCallsFor(sessionId).map((r) => (r.json as { data: { transcript: string } }).data.transcript)).toEqual(
+      transcripts,
+    );
   });
 
   it('barge-in: speech over the agent stops its audio within a frame and the interrupting utterance is the next turn', async () => {
     transcripts = ['Tell me everything about your menu.', 'Wait, stop, one more question.'];
     audioApi.transcriptions.length = 0;
-    const long = 'We serve breakfast, lunch and dinner every day of the week, with seasonal dishes, fresh bread, and a long list of wines from many regions.';
+    const long =
+      'We serve breakfast, lunch and dinner every day of the week, with seasonal dishes, fresh bread, and a long list of wines from many regions.';
     webhookReply = (t) => ({ body: { response: t.startsWith('Wait') ? 'Of course.' : long } });
     const agent = await agentWith({ interruption_min_speech_ms: 200 });
     const { client, sessionId } = await connect(agent);
@@ -176,7 +213,9 @@ describe('voice over the WebSocket transport', () => {
     const interrupted = await client.untilEvent('interrupted');
     expect(interrupted.turn).toBe(1);
     // After `interrupted` at most the playout lead (120 ms) plus one frame more may arrive.
-    const after = client.audio.filter((a) => a.at > interrupted.at && a.at < interrupted.at + 2000 && client.eventsOf('audio_start').length < 2);
+    const after = client.audio.filter(
+      (a) => a.at > interrupted.at && a.at < interrupted.at + 2000 && client.eventsOf('audio_start').length < 2,
+    );
     expect(after.reduce((n, a) => n + a.samples, 0) / 16000).toBeLessThanOrEqual(0.02);
     // The interrupting utterance becomes the next turn.
     const second = await client.untilEvent('response', 1, 30_000);
@@ -184,7 +223,9 @@ describe('voice over the WebSocket transport', () => {
     expect(webhookCallsFor(sessionId)).toHaveLength(2);
     const session = await p.request('GET', `/admin/v1/sessions/${sessionId}`);
     const conversation = await p.request('GET', `/admin/v1/conversations/${session.body.conversation_id}`);
-    const agentMessages = (conversation.body.messages as { role: string; status: string; text: string }[]).filter((m) => m.role === 'agent');
+    const agentMessages = (conversation.body.messages as { role: string; status: string; text: string }[]).filter(
+      (m) => m.role === 'agent',
+    );
     expect(agentMessages.map((m) => [m.status, m.text.slice(0, 20)])).toEqual([
       ['interrupted', long.slice(0, 20)],
       ['complete', 'Of course.'],
@@ -194,12 +235,15 @@ describe('voice over the WebSocket transport', () => {
   it('barge-in while the webhook is still thinking aborts the request', async () => {
     transcripts = ['First question.', 'Wait, stop, one more question.'];
     audioApi.transcriptions.length = 0;
-    webhookReply = (t) => (t.startsWith('First') ? { body: { response: 'late' }, delayMs: 8_000 } : { body: { response: 'Of course.' } });
+    webhookReply = (t) =>
+      t.startsWith('First') ? { body: { response: 'late' }, delayMs: 8_000 } : { body: { response: 'Of course.' } };
     const agent = await agentWith();
     const abandonedBefore = webhook.abandoned;
     const { client } = await connect(agent);
     await client.stream(hello, { speed: 4 });
-    await webhook.until(() => webhook.requests.some((r) => (r.json as { data: { transcript: string } }).data.transcript === 'First question.'));
+    await webhook.until(() =>
+      webhook.requests.some((r) => (r.json as { data: { transcript: string } }).data.transcript === 'First question.'),
+    );
     await client.stream(interrupt, { speed: 4 });
     await client.untilEvent('interrupted');
     await webhook.until(() => webhook.abandoned > abandonedBefore);
@@ -210,7 +254,8 @@ describe('voice over the WebSocket transport', () => {
   it('webhook 500: silence for that turn, an error record, and the next turn works', async () => {
     transcripts = ['first', 'second'];
     audioApi.transcriptions.length = 0;
-    webhookReply = (_t, index) => (index % 2 === 0 ? { status: 500, body: { error: 'down' } } : { body: { response: 'Back again.' } });
+    webhookReply = (_t, index) =>
+      index % 2 === 0 ? { status: 500, body: { error: 'down' } } : { body: { response: 'Back again.' } };
     webhook.requests.length = 0;
     const agent = await agentWith();
     const { client, sessionId } = await connect(agent);
@@ -228,7 +273,8 @@ describe('voice over the WebSocket transport', () => {
     transcripts = ['first', 'second'];
     audioApi.transcriptions.length = 0;
     webhook.requests.length = 0;
-    webhookReply = (_t, index) => (index === 0 ? { body: { response: 'too late' }, delayMs: 3_000 } : { body: { response: 'In time.' } });
+    webhookReply = (_t, index) =>
+      index === 0 ? { body: { response: 'too late' }, delayMs: 3_000 } : { body: { response: 'In time.' } };
     const agent = await agentWith({ webhook_timeout_ms: 500, interruptions_enabled: false });
     const { client, sessionId } = await connect(agent);
     await client.stream(twoUtterances, { speed: 2 });
@@ -283,7 +329,10 @@ describe('voice over the WebSocket transport', () => {
 
   it('refuses bad tokens and ended sessions with a close code and reason', async () => {
     const agent = await agentWith();
-    const res = await p.request('POST', '/sdk/v1/session', { apiKey: null, body: { agent_token: agent.agent_token, transport: 'websocket' } });
+    const res = await p.request('POST', '/sdk/v1/session', {
+      apiKey: null,
+      body: { agent_token: agent.agent_token, transport: 'websocket' },
+    });
     const forged = await VoiceClient.connect(res.body.connection_url, res.body.connection_token.slice(0, -4) + 'AAAA');
     await forged.untilClosed();
     expect(forged.closeCode).toBe(4401);

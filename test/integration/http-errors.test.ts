@@ -30,7 +30,18 @@ function expectError(res: TestResponse, status: number, code: string): void {
 /** Nothing from inside the process: no stack frames, file paths, error class names or Redis wording. */
 function expectNothingLeaked(res: TestResponse): void {
   const text = JSON.stringify(res.body);
-  for (const leak of [/\bat .+:\d+/, /node_modules/, /\/src\//, /SyntaxError/, /Error:/, /JSON\.parse/, /Unexpected token/, /redis/i, /ECONNREFUSED/, /stack/]) {
+  for (const leak of [
+    /\bat .+:\d+/,
+    /node_modules/,
+    /\/src\//,
+    /SyntaxError/,
+    /Error:/,
+    /JSON\.parse/,
+    /Unexpected token/,
+    /redis/i,
+    /ECONNREFUSED/,
+    /stack/,
+  ]) {
     expect(text).not.toMatch(leak);
   }
 }
@@ -45,22 +56,32 @@ describe('request bodies', () => {
   });
 
   it('answers 413 payload_too_large for a JSON body over PARLEY_JSON_LIMIT_BYTES', async () => {
-    const res = await p.request('POST', '/admin/v1/agents', { body: { name: 'A', system_prompt: 'x'.repeat(jsonLimit * 2) } });
+    const res = await p.request('POST', '/admin/v1/agents', {
+      body: { name: 'A', system_prompt: 'x'.repeat(jsonLimit * 2) },
+    });
     expectError(res, 413, 'payload_too_large');
-    const patch = await p.request('PATCH', '/admin/v1/presets/pre_01jd3n6v8m0000000000000000', { body: { description: 'y'.repeat(jsonLimit) } });
+    const patch = await p.request('PATCH', '/admin/v1/presets/pre_01jd3n6v8m0000000000000000', {
+      body: { description: 'y'.repeat(jsonLimit) },
+    });
     expectError(patch, 413, 'payload_too_large');
   });
 
   it('answers 400 invalid_json for malformed JSON', async () => {
     for (const raw of ['{"name": "A",', '{name: A}', "{'name':'A'}", '"just a string"', '42']) {
-      const res = await p.request('POST', '/admin/v1/agents', { rawBody: raw, headers: { 'Content-Type': 'application/json' } });
+      const res = await p.request('POST', '/admin/v1/agents', {
+        rawBody: raw,
+        headers: { 'Content-Type': 'application/json' },
+      });
       expectError(res, 400, 'invalid_json');
       expectNothingLeaked(res);
     }
   });
 
   it('answers 400 validation_error for JSON that is not an object', async () => {
-    const res = await p.request('POST', '/admin/v1/agents', { rawBody: '[{"name":"A"}]', headers: { 'Content-Type': 'application/json' } });
+    const res = await p.request('POST', '/admin/v1/agents', {
+      rawBody: '[{"name":"A"}]',
+      headers: { 'Content-Type': 'application/json' },
+    });
     expectError(res, 400, 'validation_error');
     expect(res.body.error.details).toEqual([{ path: 'body', message: expect.stringContaining('object') }]);
   });
@@ -73,11 +94,17 @@ describe('request bodies', () => {
       ['--x\r\nContent-Disposition: form-data; name="name"\r\n\r\nA\r\n--x--', 'multipart/form-data; boundary=x'],
     ];
     for (const [raw, type] of cases) {
-      const res = await p.request('POST', '/admin/v1/agents', { rawBody: raw, headers: type === undefined ? {} : { 'Content-Type': type } });
+      const res = await p.request('POST', '/admin/v1/agents', {
+        rawBody: raw,
+        headers: type === undefined ? {} : { 'Content-Type': type },
+      });
       expectError(res, 415, 'unsupported_media_type');
       expect(res.body.error.message).toContain('application/json');
     }
-    const patch = await p.request('PATCH', '/admin/v1/agents/agt_01jd3n6v8m0000000000000000', { rawBody: 'name=B', headers: { 'Content-Type': 'text/plain' } });
+    const patch = await p.request('PATCH', '/admin/v1/agents/agt_01jd3n6v8m0000000000000000', {
+      rawBody: 'name=B',
+      headers: { 'Content-Type': 'text/plain' },
+    });
     expectError(patch, 415, 'unsupported_media_type');
   });
 
@@ -110,7 +137,9 @@ describe('routing', () => {
 
     const onRecord = await p.request('POST', '/admin/v1/agents/agt_01jd3n6v8m0000000000000000');
     expectError(onRecord, 405, 'method_not_allowed');
-    expect((onRecord.headers.get('allow') ?? '').split(/,\s*/)).toEqual(expect.arrayContaining(['GET', 'PATCH', 'DELETE']));
+    expect((onRecord.headers.get('allow') ?? '').split(/,\s*/)).toEqual(
+      expect.arrayContaining(['GET', 'PATCH', 'DELETE']),
+    );
 
     expectError(await p.request('DELETE', '/openapi.json', { apiKey: null }), 405, 'method_not_allowed');
   });
@@ -217,7 +246,10 @@ describe('while Redis is down', () => {
     expect((await q.request('GET', '/openapi.json')).status).toBe(200);
 
     await own.startServer();
-    const back = await pollUntil(() => q.request('GET', `/admin/v1/agents/${agent.id}`), (res) => res.status === 200);
+    const back = await pollUntil(
+      () => q.request('GET', `/admin/v1/agents/${agent.id}`),
+      (res) => res.status === 200,
+    );
     expect(back.body).toEqual(agent);
 
     closed = true;
@@ -229,7 +261,10 @@ describe('while Redis is down', () => {
 async function closeWithin(parley: TestParley, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const hung = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`Parley.close() did not finish within ${ms} ms after the Redis restart`)), ms);
+    timer = setTimeout(
+      () => reject(new Error(`Parley.close() did not finish within ${ms} ms after the Redis restart`)),
+      ms,
+    );
   });
   try {
     await Promise.race([parley.close(), hung]);
@@ -239,7 +274,10 @@ async function closeWithin(parley: TestParley, ms: number): Promise<void> {
 }
 
 /** Repeats `send` until `done` holds (bounded: 200 tries, 50 ms apart). */
-async function pollUntil(send: () => Promise<TestResponse>, done: (res: TestResponse) => boolean): Promise<TestResponse> {
+async function pollUntil(
+  send: () => Promise<TestResponse>,
+  done: (res: TestResponse) => boolean,
+): Promise<TestResponse> {
   let last: TestResponse | undefined;
   for (let i = 0; i < 200; i++) {
     last = await send();

@@ -32,7 +32,8 @@ interface Operation {
 function documentedOperations(): Map<string, Operation> {
   const ops = new Map<string, Operation>();
   for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, Operation>>)) {
-    for (const [method, op] of Object.entries(item)) if (httpMethods.includes(method)) ops.set(`${method.toUpperCase()} ${path}`, op);
+    for (const [method, op] of Object.entries(item))
+      if (httpMethods.includes(method)) ops.set(`${method.toUpperCase()} ${path}`, op);
   }
   return ops;
 }
@@ -43,7 +44,9 @@ function servedRoutes(): string[] {
   for (const layer of p.parley.router.stack) {
     for (const method of layer.methods) {
       if (method === 'HEAD') continue;
-      expect(typeof layer.path, `a route with a RegExp path cannot be documented: ${String(layer.path)}`).toBe('string');
+      expect(typeof layer.path, `a route with a RegExp path cannot be documented: ${String(layer.path)}`).toBe(
+        'string',
+      );
       routes.add(`${method} ${String(layer.path).replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`);
     }
   }
@@ -120,8 +123,14 @@ it('documents every request body a route validates, with the error shape for 4xx
         expect(op!.requestBody?.content['application/json']?.schema, key).toBeDefined();
         expect(Object.keys(op!.responses ?? {}), key).toEqual(expect.arrayContaining(['400', '415']));
       }
-      for (const [status, response] of Object.entries(op!.responses ?? {}) as [string, { content?: Record<string, { schema: { $ref?: string } }> }][]) {
-        if (Number(status) >= 400) expect(response.content?.['application/json']?.schema.$ref, `${key} ${status}`).toBe('#/components/schemas/Error');
+      for (const [status, response] of Object.entries(op!.responses ?? {}) as [
+        string,
+        { content?: Record<string, { schema: { $ref?: string } }> },
+      ][]) {
+        if (Number(status) >= 400)
+          expect(response.content?.['application/json']?.schema.$ref, `${key} ${status}`).toBe(
+            '#/components/schemas/Error',
+          );
       }
     }
   }
@@ -129,14 +138,17 @@ it('documents every request body a route validates, with the error shape for 4xx
 
 describe('request bodies reference the zod-derived schemas', () => {
   const schema = (name: string) => doc.components.schemas[name];
-  const bodyRef = (method: string, path: string) => doc.paths[path][method].requestBody.content['application/json'].schema.$ref;
+  const bodyRef = (method: string, path: string) =>
+    doc.paths[path][method].requestBody.content['application/json'].schema.$ref;
 
   it('AgentCreate requires name only and rejects unknown fields', () => {
     expect(bodyRef('post', '/admin/v1/agents')).toBe('#/components/schemas/AgentCreate');
     const create = schema('AgentCreate');
     expect(create.required).toEqual(['name']);
     expect(create.additionalProperties).toBe(false);
-    expect(Object.keys(create.properties)).toEqual(expect.arrayContaining(['name', 'mode', 'preset_id', 'webhook_url', 'webhook_api_key']));
+    expect(Object.keys(create.properties)).toEqual(
+      expect.arrayContaining(['name', 'mode', 'preset_id', 'webhook_url', 'webhook_api_key']),
+    );
     expect(create.properties.mode.enum).toEqual(['enhanced', 'passthrough']);
     expect(create.properties.vad_threshold).toMatchObject({ minimum: 0.05, maximum: 0.95 });
   });
@@ -144,7 +156,9 @@ describe('request bodies reference the zod-derived schemas', () => {
   it('AgentPatch requires nothing', () => {
     expect(bodyRef('patch', '/admin/v1/agents/{id}')).toBe('#/components/schemas/AgentPatch');
     expect(schema('AgentPatch').required ?? []).toEqual([]);
-    expect(Object.keys(schema('AgentPatch').properties).sort()).toEqual(Object.keys(schema('AgentCreate').properties).sort());
+    expect(Object.keys(schema('AgentPatch').properties).sort()).toEqual(
+      Object.keys(schema('AgentCreate').properties).sort(),
+    );
   });
 
   it('the Agent response has has_webhook_api_key and never webhook_api_key', () => {
@@ -169,9 +183,15 @@ describe('request bodies reference the zod-derived schemas', () => {
   });
 
   it('path ids are documented as path parameters', () => {
-    const params = doc.paths['/admin/v1/agents/{id}'].get.parameters as { in: string; name: string; required: boolean }[];
+    const params = doc.paths['/admin/v1/agents/{id}'].get.parameters as {
+      in: string;
+      name: string;
+      required: boolean;
+    }[];
     expect(params).toContainEqual(expect.objectContaining({ in: 'path', name: 'id', required: true }));
     const query = doc.paths['/admin/v1/agents'].get.parameters as { in: string; name: string }[];
-    expect(query.map((q) => q.name)).toEqual(expect.arrayContaining(['limit', 'cursor', 'from', 'to', 'mode', 'preset_id', 'q']));
+    expect(query.map((q) => q.name)).toEqual(
+      expect.arrayContaining(['limit', 'cursor', 'from', 'to', 'mode', 'preset_id', 'q']),
+    );
   });
 });

@@ -29,7 +29,13 @@ async function createFixture(parley: TestParley): Promise<Fixture> {
   const local = await post('/admin/v1/presets', { name: 'Local' });
   const cloud = await post('/admin/v1/presets', { name: 'Cloud', llm: { provider: 'openai', model: 'gpt-4o' } });
   await post('/admin/v1/agents', { name: 'Front desk', preset_id: local.id, greeting: 'Hello' });
-  await post('/admin/v1/agents', { name: 'Support', preset_id: cloud.id, mode: 'passthrough', webhook_url: 'https://hooks.example.com/x', webhook_api_key: 'k-1' });
+  await post('/admin/v1/agents', {
+    name: 'Support',
+    preset_id: cloud.id,
+    mode: 'passthrough',
+    webhook_url: 'https://hooks.example.com/x',
+    webhook_api_key: 'k-1',
+  });
   await post('/admin/v1/agents', { name: 'Sales', metadata: { region: 'eu' } });
   return snapshot(parley);
 }
@@ -56,7 +62,10 @@ async function expectFixture(parley: TestParley, fixture: Fixture): Promise<void
 }
 
 /** Repeats `send` until `done` holds (bounded: 200 tries, 50 ms apart). */
-async function pollUntil(send: () => Promise<TestResponse>, done: (res: TestResponse) => boolean): Promise<TestResponse> {
+async function pollUntil(
+  send: () => Promise<TestResponse>,
+  done: (res: TestResponse) => boolean,
+): Promise<TestResponse> {
   let last: TestResponse | undefined;
   for (let i = 0; i < 200; i++) {
     last = await send();
@@ -82,7 +91,10 @@ it('keeps agents and presets across a Parley restart and a redis-server restart'
   await redis.stopServer();
   expect((await p.request('GET', '/admin/v1/agents')).status).toBe(503);
   await redis.startServer();
-  await pollUntil(() => p!.request('GET', '/admin/v1/agents?limit=100'), (res) => res.status === 200);
+  await pollUntil(
+    () => p!.request('GET', '/admin/v1/agents?limit=100'),
+    (res) => res.status === 200,
+  );
   await expectFixture(p, fixture);
 
   // Writes work again too, including the Lua-backed ones (scripts are reloaded after the restart).
@@ -90,7 +102,9 @@ it('keeps agents and presets across a Parley restart and a redis-server restart'
   const regenerated = await p.request('POST', `/admin/v1/agents/${String(agent['id'])}/regenerate-token`);
   expect(regenerated.status).toBe(200);
   expect(await p.parley.store.agents.findByToken(String(agent['agent_token']))).toBeNull();
-  const created = await p.request('POST', '/admin/v1/agents', { body: { name: 'After restart', preset_id: fixture.presets[0]!['id'] } });
+  const created = await p.request('POST', '/admin/v1/agents', {
+    body: { name: 'After restart', preset_id: fixture.presets[0]!['id'] },
+  });
   expect(created.status).toBe(201);
   const inUse = await p.request('DELETE', `/admin/v1/presets/${String(fixture.presets[0]!['id'])}`);
   expect(inUse.status).toBe(409);
@@ -104,7 +118,10 @@ it('keeps agents and presets across a Parley restart and a redis-server restart'
 async function closeWithin(parley: TestParley, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const hung = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`Parley.close() did not finish within ${ms} ms after the Redis restart`)), ms);
+    timer = setTimeout(
+      () => reject(new Error(`Parley.close() did not finish within ${ms} ms after the Redis restart`)),
+      ms,
+    );
   });
   try {
     await Promise.race([parley.close(), hung]);

@@ -57,7 +57,10 @@ export class HttpReceiver {
   async waitFor(count: number, timeoutMs = 10_000): Promise<ReceivedRequest[]> {
     if (this.requests.length >= count) return this.requests;
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`expected ${count} requests, got ${this.requests.length}`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`expected ${count} requests, got ${this.requests.length}`)),
+        timeoutMs,
+      );
       this.waiters.push({
         count,
         resolve: () => {
@@ -73,7 +76,10 @@ export class HttpReceiver {
   async until(test: () => boolean, timeoutMs = 10_000): Promise<void> {
     if (test()) return;
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`condition not met; ${this.requests.length} requests, ${this.abandoned} abandoned`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`condition not met; ${this.requests.length} requests, ${this.abandoned} abandoned`)),
+        timeoutMs,
+      );
       this.conditions.push({ test, resolve: () => (clearTimeout(timer), resolve()) });
     });
   }
@@ -106,13 +112,21 @@ export class HttpReceiver {
     } catch {
       json = undefined;
     }
-    const received: ReceivedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, rawBody, json, receivedAt: Date.now() };
+    const received: ReceivedRequest = {
+      method: req.method ?? '',
+      path: req.url ?? '',
+      headers: req.headers,
+      rawBody,
+      json,
+      receivedAt: Date.now(),
+    };
     const index = this.requests.push(received) - 1;
     this.check();
     const reply = await this.respond(received, index);
     if (reply.delayMs !== undefined) await new Promise((r) => setTimeout(r, reply.delayMs));
     if (res.destroyed) return;
-    const body = reply.body === undefined ? '' : typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
+    const body =
+      reply.body === undefined ? '' : typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
     res.writeHead(reply.status ?? 200, { 'Content-Type': 'application/json', ...reply.headers });
     res.end(body);
   }

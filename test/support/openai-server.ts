@@ -13,24 +13,45 @@ export interface ChatCompletionRequest {
  * `stream: true` server-sent events, and `GET /v1/models`). `answer` decides the text or a failure.
  */
 export async function startOpenAiServer(
-  answer: (req: ChatCompletionRequest, index: number) => string | Reply = (req) => `echo: ${req.messages.at(-1)?.content ?? ''}`,
+  answer: (req: ChatCompletionRequest, index: number) => string | Reply = (req) =>
+    `echo: ${req.messages.at(-1)?.content ?? ''}`,
 ): Promise<HttpReceiver & { baseUrl: string }> {
   let calls = 0;
   const server = await HttpReceiver.start(async (req: ReceivedRequest): Promise<Reply> => {
     if (req.method === 'GET' && req.path.endsWith('/models')) {
       return { body: { object: 'list', data: [{ id: 'test-model', object: 'model', created: 0, owned_by: 'test' }] } };
     }
-    if (req.method !== 'POST' || !req.path.endsWith('/chat/completions')) return { status: 404, body: { error: { message: 'not found' } } };
+    if (req.method !== 'POST' || !req.path.endsWith('/chat/completions'))
+      return { status: 404, body: { error: { message: 'not found' } } };
     const body = req.json as ChatCompletionRequest;
     const result = answer(body, calls++);
     if (typeof result !== 'string') return result;
     if (body.stream) {
       const words = result.split(/(?<= )/);
       const events = words.map((w, i) =>
-        JSON.stringify({ id: 'chatcmpl-test', object: 'chat.completion.chunk', created: 0, model: body.model, choices: [{ index: 0, delta: i === 0 ? { role: 'assistant', content: w } : { content: w }, finish_reason: null }] }),
+        JSON.stringify({
+          id: 'chatcmpl-test',
+          object: 'chat.completion.chunk',
+          created: 0,
+          model: body.model,
+          choices: [
+            { index: 0, delta: i === 0 ? { role: 'assistant', content: w } : { content: w }, finish_reason: null },
+          ],
+        }),
       );
-      events.push(JSON.stringify({ id: 'chatcmpl-test', object: 'chat.completion.chunk', created: 0, model: body.model, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }));
-      return { body: events.map((e) => `data: ${e}\n\n`).join('') + 'data: [DONE]\n\n', headers: { 'Content-Type': 'text/event-stream' } };
+      events.push(
+        JSON.stringify({
+          id: 'chatcmpl-test',
+          object: 'chat.completion.chunk',
+          created: 0,
+          model: body.model,
+          choices: [{ index: 0, delta: {}, finish_reason: 'stop' }],
+        }),
+      );
+      return {
+        body: events.map((e) => `data: ${e}\n\n`).join('') + 'data: [DONE]\n\n',
+        headers: { 'Content-Type': 'text/event-stream' },
+      };
     }
     return {
       body: {

@@ -13,7 +13,9 @@ export async function freePort(): Promise<number> {
     server.on('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -49,7 +51,22 @@ export class TestRedis {
     if (this.dir === undefined) throw new Error('REDIS_URL is set: this test needs its own redis-server');
     const child = spawn(
       'redis-server',
-      ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--appendonly', 'yes', '--save', '', '--daemonize', 'no', '--loglevel', 'warning'],
+      [
+        '--port',
+        String(this.port),
+        '--bind',
+        '127.0.0.1',
+        '--dir',
+        this.dir,
+        '--appendonly',
+        'yes',
+        '--save',
+        '',
+        '--daemonize',
+        'no',
+        '--loglevel',
+        'warning',
+      ],
       { stdio: 'ignore' },
     );
     this.child = child;
@@ -76,7 +93,9 @@ export class TestRedis {
     await client.connect();
     try {
       if (this.ownsServer) await client.flushAll();
-      else for await (const keys of client.scanIterator({ MATCH: `${prefix}:*`, COUNT: 500 })) if (keys.length) await client.del(keys);
+      else
+        for await (const keys of client.scanIterator({ MATCH: `${prefix}:*`, COUNT: 500 }))
+          if (keys.length) await client.del(keys);
     } finally {
       client.destroy();
     }

@@ -75,7 +75,10 @@ export class VoiceClient {
   async until(test: () => boolean, timeoutMs = 20_000, what = 'condition'): Promise<void> {
     if (test()) return;
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}; events: ${this.events.map((e) => e.type).join(',')}`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`timed out waiting for ${what}; events: ${this.events.map((e) => e.type).join(',')}`)),
+        timeoutMs,
+      );
       this.waiters.push({
         test,
         resolve: () => {

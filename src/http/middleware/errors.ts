@@ -38,13 +38,25 @@ function fromHttpError(err: HttpLikeError): AppError | undefined {
 function fromStatus(status: number, message: string | undefined, ctx?: Context): AppError {
   switch (status) {
     case 404:
-      return new AppError(404, 'not_found', ctx === undefined ? (message ?? 'not found') : `no route for ${ctx.method} ${ctx.path}`);
+      return new AppError(
+        404,
+        'not_found',
+        ctx === undefined ? (message ?? 'not found') : `no route for ${ctx.method} ${ctx.path}`,
+      );
     case 405:
-      return new AppError(405, 'method_not_allowed', `${ctx?.method ?? 'this method'} is not allowed here; allowed: ${ctx?.response.get('Allow') || 'none'}`);
+      return new AppError(
+        405,
+        'method_not_allowed',
+        `${ctx?.method ?? 'this method'} is not allowed here; allowed: ${ctx?.response.get('Allow') || 'none'}`,
+      );
     case 501:
       return new AppError(501, 'not_implemented', `method ${ctx?.method ?? ''} is not implemented`.trim());
     default:
-      return new AppError(status, status >= 500 ? 'internal_error' : 'bad_request', message ?? (status >= 500 ? 'internal error' : 'bad request'));
+      return new AppError(
+        status,
+        status >= 500 ? 'internal_error' : 'bad_request',
+        message ?? (status >= 500 ? 'internal error' : 'bad request'),
+      );
   }
 }
 
@@ -66,7 +78,9 @@ function fromStoreError(err: unknown): AppError | undefined {
     err instanceof DisconnectsClientError ||
     (err instanceof ErrorReply && transientReply.test(err.message));
   if (!unavailable) return undefined;
-  return new AppError(503, 'store_unavailable', 'the data store is unavailable; retry shortly', undefined, { 'Retry-After': '1' });
+  return new AppError(503, 'store_unavailable', 'the data store is unavailable; retry shortly', undefined, {
+    'Retry-After': '1',
+  });
 }
 
 export function send(ctx: Context, error: AppError): void {

@@ -14,14 +14,18 @@ import type { Store } from '../../store/store.js';
 export function sdkGate(store: Store, bucket: TokenBucket): Middleware {
   return async (ctx, next) => {
     const token = (ctx.request.body as { agent_token?: unknown } | undefined)?.agent_token;
-    const id = typeof token === 'string' && token.length > 0 && token.length <= 256 ? await store.agents.idForToken(token) : null;
+    const id =
+      typeof token === 'string' && token.length > 0 && token.length <= 256
+        ? await store.agents.idForToken(token)
+        : null;
     // With the token's agent known (usually from the cache), reading the record and taking from the
     // agent's bucket go to Redis together.
-    let [agent, decision] = await Promise.all([
+    const [agent, agentDecision] = await Promise.all([
       id === null ? null : store.agents.verifyToken(id, token as string),
       bucket.take(id === null ? `ip:${ctx.ip}` : `agent:${id}`),
     ]);
-    if (id !== null && agent === null) decision = await bucket.take(`ip:${ctx.ip}`); // a revoked token
+    // A revoked token counts against the caller's address like any unknown one.
+    const decision = id !== null && agent === null ? await bucket.take(`ip:${ctx.ip}`) : agentDecision;
     const headers = rateLimitHeaders(decision);
     ctx.set(headers);
     if (!decision.allowed) {

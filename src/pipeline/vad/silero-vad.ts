@@ -1,7 +1,8 @@
 /**
- * Silero VAD v5 on onnxruntime-node: one InferenceSession per process, shared by every stream
- * (ONNX Runtime allows concurrent `run` calls on one session; each runs on libuv's thread pool, off
- * the event loop). Each stream keeps its own RNN state and context.
+ * Silero VAD v5 on onnxruntime-node: one InferenceSession per process, shared by every stream.
+ * Each stream keeps its own RNN state and context. onnxruntime-node runs inference synchronously on
+ * the JS thread (its `run` only defers the call with setImmediate); a 32 ms window costs ~0.2 ms, so
+ * one process's VAD capacity is bounded by one core (bench/voice.ts measures it).
  *
  * The model file is the one shipped in `@livekit/agents-plugin-silero` (no download).
  */

@@ -57,7 +57,12 @@ export class MediaServer {
     try {
       const claims = await this.deps.tokens.verify(token);
       const session = await this.deps.store.sessions.get(claims.sessionId).catch(() => null);
-      if (session === null || session.agent_id !== claims.agentId || session.type !== 'voice' || session.transport !== 'websocket') {
+      if (
+        session === null ||
+        session.agent_id !== claims.agentId ||
+        session.type !== 'voice' ||
+        session.transport !== 'websocket'
+      ) {
         refuse(4404, 'session_not_found', 'the session of this token does not exist');
         return;
       }

@@ -36,7 +36,8 @@ export class MediaTokens {
   async verify(token: string): Promise<MediaClaims> {
     try {
       const { payload } = await jwtVerify(token, this.key, { audience, issuer, algorithms: ['HS256'] });
-      if (typeof payload.sub !== 'string' || typeof payload['agt'] !== 'string') throw new MediaTokenError('token lacks session or agent');
+      if (typeof payload.sub !== 'string' || typeof payload['agt'] !== 'string')
+        throw new MediaTokenError('token lacks session or agent');
       return { sessionId: payload.sub, agentId: payload['agt'] };
     } catch (err) {
       if (err instanceof MediaTokenError) throw err;

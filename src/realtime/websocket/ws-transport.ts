@@ -42,14 +42,19 @@ export class WsTransport implements MediaTransport {
   }
 
   close(code = 1000, reason = ''): void {
-    if (this.ws.readyState === this.ws.OPEN || this.ws.readyState === this.ws.CONNECTING) this.ws.close(code, reason.slice(0, 120));
+    if (this.ws.readyState === this.ws.OPEN || this.ws.readyState === this.ws.CONNECTING)
+      this.ws.close(code, reason.slice(0, 120));
     this.finish();
   }
 
   private onAudio(data: Buffer): void {
     if (data.byteLength === 0) return;
     if (data.byteLength % 2 !== 0 || data.byteLength > maxAudioBytes) {
-      this.send({ type: 'error', code: 'bad_audio_frame', message: `binary messages must be PCM16LE with an even length of at most ${maxAudioBytes} bytes` });
+      this.send({
+        type: 'error',
+        code: 'bad_audio_frame',
+        message: `binary messages must be PCM16LE with an even length of at most ${maxAudioBytes} bytes`,
+      });
       return;
     }
     // The frame is a view on the message buffer: no copy unless it is misaligned.

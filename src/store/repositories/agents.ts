@@ -118,7 +118,11 @@ export class AgentRepository {
       this.redis,
       this.keys.agentIndex(),
       query,
-      (ids) => loadJson<StoredAgent>(this.redis, ids.map((id) => this.keys.agent(id))),
+      (ids) =>
+        loadJson<StoredAgent>(
+          this.redis,
+          ids.map((id) => this.keys.agent(id)),
+        ),
       (a) =>
         (filter.mode === undefined || a.mode === filter.mode) &&
         (filter.preset_id === undefined || a.preset_id === filter.preset_id) &&
@@ -214,7 +218,14 @@ export class AgentRepository {
         this.keys.presetAgents(next.preset_id ?? 'none'),
         this.keys.presetAgents(previous?.record.preset_id ?? 'none'),
       ],
-      [next.id, JSON.stringify(next), previous?.raw ?? '', score, next.preset_id ?? '', previous?.record.preset_id ?? ''],
+      [
+        next.id,
+        JSON.stringify(next),
+        previous?.raw ?? '',
+        score,
+        next.preset_id ?? '',
+        previous?.record.preset_id ?? '',
+      ],
     );
     switch (result) {
       case 'ok':

@@ -1,7 +1,13 @@
 import { isoNow } from '../../clock.js';
 import { ConflictError, NotFoundError } from '../../errors.js';
 import { newId } from '../../ids.js';
-import { defaultPresetSettings, type Preset, type PresetCreate, type PresetPatch, type StoredPreset } from '../../records/preset.js';
+import {
+  defaultPresetSettings,
+  type Preset,
+  type PresetCreate,
+  type PresetPatch,
+  type StoredPreset,
+} from '../../records/preset.js';
 import type { Keys } from '../keys.js';
 import { loadJson, pageByScore, type Page, type PageQuery } from '../pagination.js';
 import type { Redis } from '../redis.js';
@@ -19,7 +25,13 @@ export class PresetRepository {
 
   async create(input: PresetCreate, now: number = Date.now()): Promise<Preset> {
     const ts = isoNow(now);
-    const stored: StoredPreset = { id: newId('preset', now), ...defaultPresetSettings, ...input, created_at: ts, updated_at: ts };
+    const stored: StoredPreset = {
+      id: newId('preset', now),
+      ...defaultPresetSettings,
+      ...input,
+      created_at: ts,
+      updated_at: ts,
+    };
     await this.redis
       .multi()
       .set(this.keys.preset(stored.id), JSON.stringify(stored))
@@ -46,7 +58,11 @@ export class PresetRepository {
       this.redis,
       this.keys.presetIndex(),
       query,
-      (ids) => loadJson<StoredPreset>(this.redis, ids.map((id) => this.keys.preset(id))),
+      (ids) =>
+        loadJson<StoredPreset>(
+          this.redis,
+          ids.map((id) => this.keys.preset(id)),
+        ),
       (p) => q === undefined || p.name.toLowerCase().includes(q),
     );
     const counts = await Promise.all(page.data.map((p) => this.redis.sCard(this.keys.presetAgents(p.id))));

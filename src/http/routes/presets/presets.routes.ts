@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { pageSchema } from '../../../records/common.js';
-import { presetCreateSchema, presetPatchSchema, presetSchema, providerAvailabilitySchema } from '../../../records/preset.js';
+import {
+  presetCreateSchema,
+  presetPatchSchema,
+  presetSchema,
+  providerAvailabilitySchema,
+} from '../../../records/preset.js';
 import type { ProviderRegistry } from '../../../providers/registry.js';
 import type { Store } from '../../../store/store.js';
 import { defineRoute, type RouteDef } from '../../route.js';

@@ -19,7 +19,14 @@ export function sdkRoutes(deps: { chat: ChatService; voice: VoiceSessions; maxMe
       responses: { 201: { description: 'The session and its media connection', schema: sessionResponse } },
       handler: async (ctx, { body }) => {
         const agent = authenticatedAgent(ctx.state);
-        return { status: 201, body: await deps.voice.open(agent, { user_id: body.user_id, transport: body.transport }, `${ctx.protocol}://${ctx.host || 'localhost'}`) };
+        return {
+          status: 201,
+          body: await deps.voice.open(
+            agent,
+            { user_id: body.user_id, transport: body.transport },
+            `${ctx.protocol}://${ctx.host || 'localhost'}`,
+          ),
+        };
       },
     }),
     defineRoute({
@@ -33,7 +40,13 @@ export function sdkRoutes(deps: { chat: ChatService; voice: VoiceSessions; maxMe
       responses: { 200: { description: "The agent's answer", schema: chatResponse } },
       handler: async (ctx, { body }) => {
         const agent = authenticatedAgent(ctx.state);
-        return { body: await deps.chat.chat(agent, { message: body.message, session_id: body.session_id, user_id: body.user_id }) };
+        return {
+          body: await deps.chat.chat(agent, {
+            message: body.message,
+            session_id: body.session_id,
+            user_id: body.user_id,
+          }),
+        };
       },
     }),
   ];

@@ -2,13 +2,22 @@ import { z } from 'zod';
 import { isId } from '../../../ids.js';
 
 const agentToken = z.string().min(1).max(256).meta({ description: 'Agent token issued for the agent (`pat_…`)' });
-const userId = z.string().min(1).max(200).meta({ description: 'End-user identifier, used for conversation segmentation' });
+const userId = z
+  .string()
+  .min(1)
+  .max(200)
+  .meta({ description: 'End-user identifier, used for conversation segmentation' });
 
 export const chatBody = (maxMessageChars: number) =>
   z
     .strictObject({
       agent_token: agentToken,
-      message: z.string().trim().min(1).max(maxMessageChars).meta({ description: `Text message (at most ${maxMessageChars} characters)` }),
+      message: z
+        .string()
+        .trim()
+        .min(1)
+        .max(maxMessageChars)
+        .meta({ description: `Text message (at most ${maxMessageChars} characters)` }),
       session_id: z
         .string()
         .refine((v) => isId('session', v), { message: 'must be a ses_… id returned by an earlier call' })
