@@ -1,6 +1,6 @@
 /**
  * A streaming polyphase resampler for mono PCM16 (windowed-sinc, Blackman window), in plain
- * TypeScript: any rational rate pair (48 000 → 16 000 is 1/3, 44 100 → 16 000 is 160/441).
+ * TypeScript, for every rational rate pair (48 000 → 16 000 is 1/3, 44 100 → 16 000 is 160/441).
  *
  * Output sample n sits at input time n·M/L (L/M = out/in reduced); it is the dot product of the
  * 2W input samples around that time with one of L precomputed filter phases. Input is kept in one

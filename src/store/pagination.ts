@@ -124,3 +124,12 @@ export async function loadJson<T>(redis: Redis, keys: string[]): Promise<(T | nu
   const raw = await redis.mGet(keys);
   return raw.map((v) => (v === null ? null : (JSON.parse(v) as T)));
 }
+
+/**
+ * A `keep` predicate for list filters that compare fields for equality: a filter field left
+ * undefined matches every record.
+ */
+export function matchesFields<T extends object>(filter: object): (record: T) => boolean {
+  const wanted = Object.entries(filter).filter(([, v]) => v !== undefined);
+  return (record) => wanted.every(([k, v]) => (record as Record<string, unknown>)[k] === v);
+}

@@ -4,7 +4,7 @@ import { newId } from '../../ids.js';
 import type { Conversation, ConversationWithMessages, Message, MessageCreate } from '../../records/conversation.js';
 import { int, loadHashes, text, textOrNull, type Hash } from '../hashes.js';
 import type { Keys } from '../keys.js';
-import { decodeCursor, pageByScore, type Page, type PageQuery } from '../pagination.js';
+import { decodeCursor, matchesFields, pageByScore, type Page, type PageQuery } from '../pagination.js';
 import type { Redis } from '../redis.js';
 import { Script } from '../scripts.js';
 
@@ -84,10 +84,7 @@ export class ConversationRepository {
 
   /** Newest first. `session_id` is a direct lookup (a session has one conversation). */
   async list(query: PageQuery, filter: ConversationFilter = {}): Promise<Page<Conversation>> {
-    const keep = (c: Conversation) =>
-      (filter.agent_id === undefined || c.agent_id === filter.agent_id) &&
-      (filter.session_id === undefined || c.session_id === filter.session_id) &&
-      (filter.user_id === undefined || c.user_id === filter.user_id);
+    const keep = matchesFields<Conversation>(filter);
     if (filter.session_id !== undefined) return this.ofSession(filter.session_id, query, keep);
     const index =
       filter.agent_id === undefined ? this.keys.conversationIndex() : this.keys.agentConversations(filter.agent_id);

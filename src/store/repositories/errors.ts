@@ -13,7 +13,7 @@ import {
   type Hash,
 } from '../hashes.js';
 import type { Keys } from '../keys.js';
-import { pageByScore, type Page, type PageQuery } from '../pagination.js';
+import { matchesFields, pageByScore, type Page, type PageQuery } from '../pagination.js';
 import type { Redis } from '../redis.js';
 import { Script } from '../scripts.js';
 import type { AgentRepository } from './agents.js';
@@ -119,11 +119,7 @@ export class ErrorRepository {
           ids.map((id) => this.keys.errorRecord(id)),
           fromHash,
         ),
-      (e) =>
-        (filter.agent_id === undefined || e.agent_id === filter.agent_id) &&
-        (filter.session_id === undefined || e.session_id === filter.session_id) &&
-        (filter.type === undefined || e.type === filter.type) &&
-        (filter.status === undefined || e.status === filter.status),
+      matchesFields(filter),
     );
   }
 

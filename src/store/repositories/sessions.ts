@@ -23,7 +23,7 @@ import {
   type Hash,
 } from '../hashes.js';
 import type { Keys } from '../keys.js';
-import { pageByScore, type Page, type PageQuery } from '../pagination.js';
+import { matchesFields, pageByScore, type Page, type PageQuery } from '../pagination.js';
 import type { Redis } from '../redis.js';
 import { Script } from '../scripts.js';
 import type { AgentRepository } from './agents.js';
@@ -157,11 +157,7 @@ export class SessionRepository {
           ids.map((id) => this.keys.session(id)),
           fromHash,
         ),
-      (s) =>
-        (filter.agent_id === undefined || s.agent_id === filter.agent_id) &&
-        (filter.status === undefined || s.status === filter.status) &&
-        (filter.type === undefined || s.type === filter.type) &&
-        (filter.user_id === undefined || s.user_id === filter.user_id),
+      matchesFields(filter),
     );
   }
 
