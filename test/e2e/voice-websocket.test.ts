@@ -184,6 +184,21 @@ describe('voice over the WebSocket transport', () => {
     expect(ended.body).toMatchObject({ status: 'ended', end_reason: 'client_hangup', turns: 1 });
   });
 
+  it('speaks the agent greeting first (turn 0) and stores it in the conversation', async () => {
+    const agent = await agentWith({ greeting: 'Hello, thanks for calling.' });
+    const { client, sessionId } = await connect(agent);
+    const start = await client.untilEvent('audio_start');
+    expect(start.turn).toBe(0);
+    await client.untilEvent('audio_end');
+    expect(client.audio.reduce((n, a) => n + a.samples, 0) / 16000).toBeGreaterThan(0.5);
+    const session = await p.request('GET', `/admin/v1/sessions/${sessionId}`);
+    await expect
+      .poll(
+        async () => (await p.request('GET', `/admin/v1/conversations/${session.body.conversation_id}`)).body.messages,
+      )
+      .toEqual([expect.objectContaining({ role: 'agent', text: 'Hello, thanks for calling.', status: 'complete' })]);
+  });
+
   it('two utterances make two webhook calls, in order', async () => {
     transcripts = ['What time do you open tomorrow?', 'And do you have parking?'];
     audioApi.transcriptions.length = 0;
