@@ -15,7 +15,6 @@
  *   BENCH_CPU_PROF_DIR=/tmp/prof node --import tsx bench/chat.ts      # + V8 profile of Parley under load, summarised
  */
 import { mkdirSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config.js';
@@ -28,6 +27,7 @@ import { compareLoad, type LoadResult } from './lib/load.js';
 import { traceRedis, type TracedCommand } from './lib/redis-trace.js';
 import { machineInfo, markdownTable, round, writeResults } from './lib/report.js';
 import { startRedis } from './lib/redis-server.js';
+import { serveWebhook } from './lib/webhook-server.js';
 import { announceListening, spawnServer, type ServerProcess } from './lib/server-process.js';
 
 const adminKey = 'bench-admin-key-0123456789';
@@ -305,27 +305,6 @@ async function serveParley(redisUrl: string): Promise<void> {
   announceListening(port, async () => {
     await profiler?.stop();
     await parley.close();
-  });
-}
-
-/** The operator's webhook at its cheapest: read the body, answer at once. */
-async function serveWebhook(): Promise<void> {
-  const reply = JSON.stringify({ response: 'ok' });
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(reply) });
-      res.end(reply);
-    });
-  });
-  server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  announceListening(typeof address === 'object' && address !== null ? address.port : 0, async () => {
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeIdleConnections();
-    });
   });
 }
 

@@ -23,7 +23,6 @@
  *
  *   node --import tsx bench/voice.ts        # writes bench/results/voice.{json,md}
  */
-import { createServer } from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -40,7 +39,8 @@ import { summarize, type LatencySummary } from './lib/percentiles.js';
 import { traceRedis } from './lib/redis-trace.js';
 import { startRedis } from './lib/redis-server.js';
 import { machineInfo, markdownTable, round, writeResults, type Align, type MachineInfo } from './lib/report.js';
-import { announceListening, processCpuMs, spawnServer, type ServerProcess } from './lib/server-process.js';
+import { serveWebhook } from './lib/webhook-server.js';
+import { processCpuMs, spawnServer, type ServerProcess } from './lib/server-process.js';
 import { threadCpuMs } from './lib/thread-cpu.js';
 import { framesOf, loadVoiceBenchClip, loopClip, speechEndFrames, voiceBenchFixture } from './lib/voice-bench-audio.js';
 import { VoiceClientProcess } from './lib/voice-client-process.js';
@@ -821,28 +821,6 @@ function renderMarkdown(report: VoiceReport): string {
     `Machine: ${m.cpu_count} × ${m.cpu_model}, Node ${m.node}, load ${m.load_avg_1m} at start and ${report.load_avg_1m_at_end} at end; ${report.started_at}. ` +
       'Other work shares this machine: numbers are noisy, p99s most of all.',
   ].join('\n');
-}
-
-// ---- the operator's webhook, in a child process ----
-
-async function serveWebhook(): Promise<void> {
-  const reply = JSON.stringify({ response: 'ok' });
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(reply) });
-      res.end(reply);
-    });
-  });
-  server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  announceListening(typeof address === 'object' && address !== null ? address.port : 0, async () => {
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeIdleConnections();
-    });
-  });
 }
 
 if (isMain(import.meta.url)) {

@@ -1,22 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { defaultAgentSettings } from '../../src/records/agent.js';
-import { startParley, type TestParley, type TestResponse } from '../support/parley.js';
-import { TestRedis } from '../support/redis-server.js';
+import { parleyForFile, type TestResponse } from '../support/parley.js';
 
-let redis: TestRedis;
-let p: TestParley;
-
-beforeAll(async () => {
-  redis = await TestRedis.start();
-  p = await startParley(redis);
-});
-afterAll(async () => {
-  await p?.close();
-  await redis?.close();
-});
-beforeEach(async () => {
-  await redis.flush();
-});
+const bed = parleyForFile();
 
 const unknownAgentId = 'agt_01jd3n6v8m0000000000000000';
 const unknownPresetId = 'pre_01jd3n6v8m0000000000000000';
@@ -31,19 +17,19 @@ interface AgentBody {
 }
 
 async function createAgent(body: Record<string, unknown>): Promise<AgentBody> {
-  const res = await p.request('POST', '/admin/v1/agents', { body });
+  const res = await bed.p.request('POST', '/admin/v1/agents', { body });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body as AgentBody;
 }
 
 async function createPreset(name: string): Promise<{ id: string }> {
-  const res = await p.request('POST', '/admin/v1/presets', { body: { name } });
+  const res = await bed.p.request('POST', '/admin/v1/presets', { body: { name } });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body as { id: string };
 }
 
 async function agentCount(presetId: string): Promise<number> {
-  const res = await p.request('GET', `/admin/v1/presets/${presetId}`);
+  const res = await bed.p.request('GET', `/admin/v1/presets/${presetId}`);
   expect(res.status).toBe(200);
   return res.body.agent_count as number;
 }
@@ -73,7 +59,7 @@ function expectNoSecret(res: TestResponse, secret = 'hook-secret-123'): void {
 
 describe('create', () => {
   it('fills defaults, returns 201 with Location and a pat_ token, and hides the webhook key', async () => {
-    const res = await p.request('POST', '/admin/v1/agents', {
+    const res = await bed.p.request('POST', '/admin/v1/agents', {
       body: { name: '  Front desk  ', webhook_api_key: 'hook-secret-123' },
     });
     expect(res.status).toBe(201);
@@ -88,7 +74,7 @@ describe('create', () => {
     expect(agent.created_at).toBe(agent.updated_at);
     expect(Date.parse(agent.created_at)).not.toBeNaN();
 
-    const fetched = await p.request('GET', res.headers.get('location')!);
+    const fetched = await bed.p.request('GET', res.headers.get('location')!);
     expect(fetched.status).toBe(200);
     expect(fetched.body).toEqual(agent);
     expectNoSecret(fetched);
@@ -122,7 +108,7 @@ describe('create', () => {
   });
 
   it('lists every bad field with its path and a message', async () => {
-    const res = await p.request('POST', '/admin/v1/agents', {
+    const res = await bed.p.request('POST', '/admin/v1/agents', {
       body: {
         name: '',
         mode: 'chatty',
@@ -159,16 +145,16 @@ describe('create', () => {
   });
 
   it('says a missing name is required', async () => {
-    const res = await p.request('POST', '/admin/v1/agents', { body: {} });
+    const res = await bed.p.request('POST', '/admin/v1/agents', { body: {} });
     expectInvalid(res, ['body.name']);
     expect(res.body.error.details[0].message).toBe('required');
   });
 
   it('rejects a preset that does not exist at body.preset_id', async () => {
-    const res = await p.request('POST', '/admin/v1/agents', { body: { name: 'A', preset_id: unknownPresetId } });
+    const res = await bed.p.request('POST', '/admin/v1/agents', { body: { name: 'A', preset_id: unknownPresetId } });
     expectInvalid(res, ['body.preset_id']);
     expect(res.body.error.details[0].message).toContain(unknownPresetId);
-    const list = await p.request('GET', '/admin/v1/agents');
+    const list = await bed.p.request('GET', '/admin/v1/agents');
     expect(list.body.data).toEqual([]);
   });
 });
@@ -181,7 +167,7 @@ describe('list', () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const res: TestResponse = await p.request(
+      const res: TestResponse = await bed.p.request(
         'GET',
         `/admin/v1/agents?limit=5${cursor === null ? '' : `&cursor=${cursor}`}`,
       );
@@ -197,7 +183,7 @@ describe('list', () => {
 
   it('defaults to 20 per page and never shows the webhook key', async () => {
     for (let i = 0; i < 21; i++) await createAgent({ name: `a${i}`, webhook_api_key: 'hook-secret-123' });
-    const res = await p.request('GET', '/admin/v1/agents');
+    const res = await bed.p.request('GET', '/admin/v1/agents');
     expect(res.body.data).toHaveLength(20);
     expect(typeof res.body.next_cursor).toBe('string');
     expect(res.body.data.every((a: AgentBody) => a.has_webhook_api_key === true)).toBe(true);
@@ -215,20 +201,26 @@ describe('list', () => {
     }
     const namesOf = (res: TestResponse) => res.body.data.map((a: AgentBody) => a.name);
 
-    const passthrough = await p.request('GET', '/admin/v1/agents?mode=passthrough');
+    const passthrough = await bed.p.request('GET', '/admin/v1/agents?mode=passthrough');
     expect(namesOf(passthrough)).toEqual(['Support 8', 'Sales 6', 'Support 4', 'Support 2', 'Sales 0']);
-    const withPreset = await p.request('GET', `/admin/v1/agents?preset_id=${preset.id}`);
+    const withPreset = await bed.p.request('GET', `/admin/v1/agents?preset_id=${preset.id}`);
     expect(namesOf(withPreset)).toEqual(['Support 7', 'Support 4', 'Support 1']);
-    const sales = await p.request('GET', '/admin/v1/agents?q=sALEs');
+    const sales = await bed.p.request('GET', '/admin/v1/agents?q=sALEs');
     expect(namesOf(sales)).toEqual(['Sales 6', 'Sales 3', 'Sales 0']);
-    const both = await p.request('GET', `/admin/v1/agents?mode=passthrough&preset_id=${preset.id}`);
+    const both = await bed.p.request('GET', `/admin/v1/agents?mode=passthrough&preset_id=${preset.id}`);
     expect(namesOf(both)).toEqual(['Support 4']);
 
-    const first = await p.request('GET', '/admin/v1/agents?mode=passthrough&limit=2');
+    const first = await bed.p.request('GET', '/admin/v1/agents?mode=passthrough&limit=2');
     expect(namesOf(first)).toEqual(['Support 8', 'Sales 6']);
-    const second = await p.request('GET', `/admin/v1/agents?mode=passthrough&limit=2&cursor=${first.body.next_cursor}`);
+    const second = await bed.p.request(
+      'GET',
+      `/admin/v1/agents?mode=passthrough&limit=2&cursor=${first.body.next_cursor}`,
+    );
     expect(namesOf(second)).toEqual(['Support 4', 'Support 2']);
-    const third = await p.request('GET', `/admin/v1/agents?mode=passthrough&limit=2&cursor=${second.body.next_cursor}`);
+    const third = await bed.p.request(
+      'GET',
+      `/admin/v1/agents?mode=passthrough&limit=2&cursor=${second.body.next_cursor}`,
+    );
     expect(namesOf(third)).toEqual(['Sales 0']);
     expect(third.body.next_cursor).toBeNull();
   });
@@ -247,42 +239,42 @@ describe('list', () => {
         .reverse();
     const from = encodeURIComponent(second!.created_at);
     const to = encodeURIComponent(third!.created_at);
-    const window = await p.request('GET', `/admin/v1/agents?from=${from}&to=${to}`);
+    const window = await bed.p.request('GET', `/admin/v1/agents?from=${from}&to=${to}`);
     expect(window.body.data.map((a: AgentBody) => a.id)).toEqual(
       expected(Date.parse(second!.created_at), Date.parse(third!.created_at)),
     );
     expect(window.body.data.map((a: AgentBody) => a.id)).toEqual([third!.id, second!.id]);
-    const since = await p.request('GET', `/admin/v1/agents?from=${from}`);
+    const since = await bed.p.request('GET', `/admin/v1/agents?from=${from}`);
     expect(since.body.data.map((a: AgentBody) => a.id)).toEqual(expected(Date.parse(second!.created_at), Infinity));
-    const until = await p.request('GET', `/admin/v1/agents?to=${to}&limit=1`);
+    const until = await bed.p.request('GET', `/admin/v1/agents?to=${to}&limit=1`);
     expect(until.body.data.map((a: AgentBody) => a.id)).toEqual([third!.id]);
-    const rest = await p.request('GET', `/admin/v1/agents?to=${to}&limit=10&cursor=${until.body.next_cursor}`);
+    const rest = await bed.p.request('GET', `/admin/v1/agents?to=${to}&limit=10&cursor=${until.body.next_cursor}`);
     expect(rest.body.data.map((a: AgentBody) => a.id)).toEqual(
       expected(-Infinity, Date.parse(third!.created_at)).slice(1),
     );
   });
 
   it('rejects bad query parameters, each by name', async () => {
-    const res = await p.request(
+    const res = await bed.p.request(
       'GET',
       '/admin/v1/agents?limit=0&mode=loud&from=yesterday&to=2024-13-01&preset_id=nope',
     );
     expectInvalid(res, ['query.limit', 'query.mode', 'query.from', 'query.to', 'query.preset_id']);
-    expectInvalid(await p.request('GET', '/admin/v1/agents?limit=101'), ['query.limit']);
-    expectInvalid(await p.request('GET', '/admin/v1/agents?cursor=not-a-cursor'), ['query.cursor']);
+    expectInvalid(await bed.p.request('GET', '/admin/v1/agents?limit=101'), ['query.limit']);
+    expectInvalid(await bed.p.request('GET', '/admin/v1/agents?cursor=not-a-cursor'), ['query.cursor']);
   });
 });
 
 describe('patch', () => {
   it('changes only the fields given', async () => {
     const agent = await createAgent({ name: 'Before', greeting: 'Hi', metadata: { a: 1 } });
-    const res = await p.request('PATCH', `/admin/v1/agents/${agent.id}`, {
+    const res = await bed.p.request('PATCH', `/admin/v1/agents/${agent.id}`, {
       body: { name: 'After', vad_threshold: 0.7 },
     });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ ...agent, name: 'After', vad_threshold: 0.7, updated_at: res.body.updated_at });
     expect(Date.parse(res.body.updated_at)).toBeGreaterThanOrEqual(Date.parse(agent.updated_at));
-    expect((await p.request('GET', `/admin/v1/agents/${agent.id}`)).body).toEqual(res.body);
+    expect((await bed.p.request('GET', `/admin/v1/agents/${agent.id}`)).body).toEqual(res.body);
   });
 
   it('clears nullable fields with null', async () => {
@@ -294,35 +286,35 @@ describe('patch', () => {
       webhook_api_key: 'hook-secret-123',
     });
     expect(agent.has_webhook_api_key).toBe(true);
-    const res = await p.request('PATCH', `/admin/v1/agents/${agent.id}`, {
+    const res = await bed.p.request('PATCH', `/admin/v1/agents/${agent.id}`, {
       body: { greeting: null, webhook_url: null, events_url: null, webhook_api_key: null },
     });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ greeting: null, webhook_url: null, events_url: null, has_webhook_api_key: false });
-    expect((await p.parley.store.agents.getStored(agent.id)).webhook_api_key).toBeNull();
+    expect((await bed.p.parley.store.agents.getStored(agent.id)).webhook_api_key).toBeNull();
   });
 
   it('sets the webhook key without ever returning it', async () => {
     const agent = await createAgent({ name: 'A' });
-    const res = await p.request('PATCH', `/admin/v1/agents/${agent.id}`, {
+    const res = await bed.p.request('PATCH', `/admin/v1/agents/${agent.id}`, {
       body: { webhook_api_key: 'hook-secret-123' },
     });
     expect(res.body.has_webhook_api_key).toBe(true);
     expectNoSecret(res);
-    expect((await p.parley.store.agents.getStored(agent.id)).webhook_api_key).toBe('hook-secret-123');
+    expect((await bed.p.parley.store.agents.getStored(agent.id)).webhook_api_key).toBe('hook-secret-123');
   });
 
   it('rejects unknown fields, nulls on required fields and bad values, each by name', async () => {
     const agent = await createAgent({ name: 'A' });
-    const res = await p.request('PATCH', `/admin/v1/agents/${agent.id}`, {
+    const res = await bed.p.request('PATCH', `/admin/v1/agents/${agent.id}`, {
       body: { nme: 'typo', name: null, mode: null, min_silence_ms: 10, agent_token: 'pat_mine', id: 'agt_x' },
     });
     expectInvalid(res, ['body.nme', 'body.name', 'body.mode', 'body.min_silence_ms', 'body.agent_token', 'body.id']);
-    expect((await p.request('GET', `/admin/v1/agents/${agent.id}`)).body).toEqual(agent);
+    expect((await bed.p.request('GET', `/admin/v1/agents/${agent.id}`)).body).toEqual(agent);
   });
 
   it('reports a bad id and a bad body together', async () => {
-    const res = await p.request('PATCH', '/admin/v1/agents/agent-1', { body: { mode: 'x' } });
+    const res = await bed.p.request('PATCH', '/admin/v1/agents/agent-1', { body: { mode: 'x' } });
     expectInvalid(res, ['params.id', 'body.mode']);
   });
 });
@@ -330,41 +322,41 @@ describe('patch', () => {
 describe('delete', () => {
   it('answers 204, then 404, and the token stops resolving', async () => {
     const agent = await createAgent({ name: 'Doomed' });
-    expect((await p.parley.store.agents.findByToken(agent.agent_token))?.id).toBe(agent.id);
-    const res = await p.request('DELETE', `/admin/v1/agents/${agent.id}`);
+    expect((await bed.p.parley.store.agents.findByToken(agent.agent_token))?.id).toBe(agent.id);
+    const res = await bed.p.request('DELETE', `/admin/v1/agents/${agent.id}`);
     expect(res.status).toBe(204);
     expect(res.body).toBeUndefined();
-    expectError(await p.request('GET', `/admin/v1/agents/${agent.id}`), 404, 'not_found');
-    expectError(await p.request('DELETE', `/admin/v1/agents/${agent.id}`), 404, 'not_found');
-    expect(await p.parley.store.agents.findByToken(agent.agent_token)).toBeNull();
-    expect((await p.request('GET', '/admin/v1/agents')).body.data).toEqual([]);
+    expectError(await bed.p.request('GET', `/admin/v1/agents/${agent.id}`), 404, 'not_found');
+    expectError(await bed.p.request('DELETE', `/admin/v1/agents/${agent.id}`), 404, 'not_found');
+    expect(await bed.p.parley.store.agents.findByToken(agent.agent_token)).toBeNull();
+    expect((await bed.p.request('GET', '/admin/v1/agents')).body.data).toEqual([]);
   });
 });
 
 describe('regenerate-token', () => {
   it('issues a new token; the old one stops resolving at once', async () => {
     const agent = await createAgent({ name: 'A', webhook_api_key: 'hook-secret-123' });
-    const res = await p.request('POST', `/admin/v1/agents/${agent.id}/regenerate-token`);
+    const res = await bed.p.request('POST', `/admin/v1/agents/${agent.id}/regenerate-token`);
     expect(res.status).toBe(200);
     expectNoSecret(res);
     const fresh = res.body.agent_token as string;
     expect(fresh).toMatch(/^pat_[A-Za-z0-9_-]{43}$/);
     expect(fresh).not.toBe(agent.agent_token);
     expect(res.body).toMatchObject({ id: agent.id, name: 'A', has_webhook_api_key: true });
-    expect(await p.parley.store.agents.findByToken(agent.agent_token)).toBeNull();
-    expect((await p.parley.store.agents.findByToken(fresh))?.id).toBe(agent.id);
-    expect((await p.request('GET', `/admin/v1/agents/${agent.id}`)).body.agent_token).toBe(fresh);
+    expect(await bed.p.parley.store.agents.findByToken(agent.agent_token)).toBeNull();
+    expect((await bed.p.parley.store.agents.findByToken(fresh))?.id).toBe(agent.id);
+    expect((await bed.p.request('GET', `/admin/v1/agents/${agent.id}`)).body.agent_token).toBe(fresh);
 
-    const again = await p.request('POST', `/admin/v1/agents/${agent.id}/regenerate-token`);
-    expect(await p.parley.store.agents.findByToken(fresh)).toBeNull();
-    expect((await p.parley.store.agents.findByToken(again.body.agent_token))?.id).toBe(agent.id);
+    const again = await bed.p.request('POST', `/admin/v1/agents/${agent.id}/regenerate-token`);
+    expect(await bed.p.parley.store.agents.findByToken(fresh)).toBeNull();
+    expect((await bed.p.parley.store.agents.findByToken(again.body.agent_token))?.id).toBe(agent.id);
   });
 });
 
 describe('stats', () => {
   it('is all zeros for a new agent', async () => {
     const agent = await createAgent({ name: 'A' });
-    const res = await p.request('GET', `/admin/v1/agents/${agent.id}/stats`);
+    const res = await bed.p.request('GET', `/admin/v1/agents/${agent.id}/stats`);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       agent_id: agent.id,
@@ -387,21 +379,21 @@ describe('agent and preset', () => {
     expect(agent.preset_id).toBe(first.id);
     expect(await agentCount(first.id)).toBe(1);
 
-    const moved = await p.request('PATCH', `/admin/v1/agents/${agent.id}`, { body: { preset_id: second.id } });
+    const moved = await bed.p.request('PATCH', `/admin/v1/agents/${agent.id}`, { body: { preset_id: second.id } });
     expect(moved.status).toBe(200);
     expect(moved.body.preset_id).toBe(second.id);
     expect(await agentCount(first.id)).toBe(0);
     expect(await agentCount(second.id)).toBe(1);
-    expect((await p.request('DELETE', `/admin/v1/presets/${first.id}`)).status).toBe(204);
+    expect((await bed.p.request('DELETE', `/admin/v1/presets/${first.id}`)).status).toBe(204);
 
-    const inUse = await p.request('DELETE', `/admin/v1/presets/${second.id}`);
+    const inUse = await bed.p.request('DELETE', `/admin/v1/presets/${second.id}`);
     expectError(inUse, 409, 'conflict');
     expect(inUse.body.error.details).toEqual({ agent_ids: [agent.id] });
 
-    const detached = await p.request('PATCH', `/admin/v1/agents/${agent.id}`, { body: { preset_id: null } });
+    const detached = await bed.p.request('PATCH', `/admin/v1/agents/${agent.id}`, { body: { preset_id: null } });
     expect(detached.body.preset_id).toBeNull();
     expect(await agentCount(second.id)).toBe(0);
-    expect((await p.request('DELETE', `/admin/v1/presets/${second.id}`)).status).toBe(204);
+    expect((await bed.p.request('DELETE', `/admin/v1/presets/${second.id}`)).status).toBe(204);
   });
 
   it('frees the preset when the agent is deleted', async () => {
@@ -409,21 +401,21 @@ describe('agent and preset', () => {
     const a = await createAgent({ name: 'A', preset_id: preset.id });
     const b = await createAgent({ name: 'B', preset_id: preset.id });
     expect(await agentCount(preset.id)).toBe(2);
-    const inUse = await p.request('DELETE', `/admin/v1/presets/${preset.id}`);
+    const inUse = await bed.p.request('DELETE', `/admin/v1/presets/${preset.id}`);
     expectError(inUse, 409, 'conflict');
     expect([...inUse.body.error.details.agent_ids].sort()).toEqual([a.id, b.id].sort());
-    await p.request('DELETE', `/admin/v1/agents/${a.id}`);
-    await p.request('DELETE', `/admin/v1/agents/${b.id}`);
+    await bed.p.request('DELETE', `/admin/v1/agents/${a.id}`);
+    await bed.p.request('DELETE', `/admin/v1/agents/${b.id}`);
     expect(await agentCount(preset.id)).toBe(0);
-    expect((await p.request('DELETE', `/admin/v1/presets/${preset.id}`)).status).toBe(204);
+    expect((await bed.p.request('DELETE', `/admin/v1/presets/${preset.id}`)).status).toBe(204);
   });
 
   it('refuses to move an agent to a preset that does not exist, and keeps it where it was', async () => {
     const preset = await createPreset('P');
     const agent = await createAgent({ name: 'A', preset_id: preset.id });
-    const res = await p.request('PATCH', `/admin/v1/agents/${agent.id}`, { body: { preset_id: unknownPresetId } });
+    const res = await bed.p.request('PATCH', `/admin/v1/agents/${agent.id}`, { body: { preset_id: unknownPresetId } });
     expectInvalid(res, ['body.preset_id']);
-    expect((await p.request('GET', `/admin/v1/agents/${agent.id}`)).body.preset_id).toBe(preset.id);
+    expect((await bed.p.request('GET', `/admin/v1/agents/${agent.id}`)).body.preset_id).toBe(preset.id);
     expect(await agentCount(preset.id)).toBe(1);
   });
 });
@@ -445,22 +437,22 @@ const recordEndpoints: Endpoint[] = [
 describe.each([...collectionEndpoints, ...recordEndpoints])('$method $path', ({ method, path, body }) => {
   it('answers 401 without a key and with a wrong key, changing nothing', async () => {
     const agent = await createAgent({ name: 'Kept' });
-    const missing = await p.request(method, path(agent.id), { body, apiKey: null });
+    const missing = await bed.p.request(method, path(agent.id), { body, apiKey: null });
     expectError(missing, 401, 'unauthorized');
-    const wrong = await p.request(method, path(agent.id), { body, apiKey: 'not-the-admin-key-at-all' });
+    const wrong = await bed.p.request(method, path(agent.id), { body, apiKey: 'not-the-admin-key-at-all' });
     expectError(wrong, 401, 'unauthorized');
     expect(missing.body.error.message).not.toBe(wrong.body.error.message);
-    expect(await p.request('GET', `/admin/v1/agents/${agent.id}`)).toMatchObject({ status: 200, body: agent });
-    expect((await p.request('GET', '/admin/v1/agents')).body.data).toHaveLength(1);
+    expect(await bed.p.request('GET', `/admin/v1/agents/${agent.id}`)).toMatchObject({ status: 200, body: agent });
+    expect((await bed.p.request('GET', '/admin/v1/agents')).body.data).toHaveLength(1);
   });
 });
 
 describe.each(recordEndpoints)('$method $path', ({ method, path, body }) => {
   it('answers 400 for a malformed id and 404 for an unknown one', async () => {
     for (const bad of ['agent-1', 'agt_short', unknownPresetId, 'AGT_01JD3N6V8M0000000000000000']) {
-      expectInvalid(await p.request(method, path(bad), { body }), ['params.id']);
+      expectInvalid(await bed.p.request(method, path(bad), { body }), ['params.id']);
     }
-    const notFound = await p.request(method, path(unknownAgentId), { body });
+    const notFound = await bed.p.request(method, path(unknownAgentId), { body });
     expectError(notFound, 404, 'not_found');
     expect(notFound.body.error.message).toContain(unknownAgentId);
   });

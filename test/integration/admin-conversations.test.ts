@@ -1,28 +1,15 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../src/errors.js';
 import type { Session } from '../../src/records/session.js';
-import { TestRedis } from '../support/redis-server.js';
-import { startParley, type TestParley } from '../support/parley.js';
+import { parleyForFile } from '../support/parley.js';
 
-let redis: TestRedis;
-let p: TestParley;
-beforeAll(async () => {
-  redis = await TestRedis.start();
-  p = await startParley(redis);
-});
-afterAll(async () => {
-  await p?.close();
-  await redis?.close();
-});
-beforeEach(async () => {
-  await redis.flush();
-});
+const bed = parleyForFile();
 
 const unknownConversation = 'cnv_01jd3n6v8m0000000000000000';
 const hour = 3_600_000;
 
 async function createAgent(name = 'A'): Promise<string> {
-  const res = await p.request('POST', '/admin/v1/agents', { body: { name } });
+  const res = await bed.p.request('POST', '/admin/v1/agents', { body: { name } });
   expect(res.status).toBe(201);
   return res.body.id as string;
 }
@@ -32,7 +19,10 @@ function ids(body: { data: { id: string }[] }): string[] {
 }
 
 async function chat(agentId: string, userId: string | null, now: number): Promise<Session> {
-  return p.parley.store.sessions.create({ agent_id: agentId, type: 'chat', transport: 'chat', user_id: userId }, now);
+  return bed.p.parley.store.sessions.create(
+    { agent_id: agentId, type: 'chat', transport: 'chat', user_id: userId },
+    now,
+  );
 }
 
 describe('GET /admin/v1/conversations', () => {
@@ -42,10 +32,10 @@ describe('GET /admin/v1/conversations', () => {
     const sessions: Session[] = [];
     for (let i = 0; i < 5; i++) sessions.push(await chat(agent, null, base + i));
     const expected = sessions.map((s) => s.conversation_id).reverse();
-    const page1 = await p.request('GET', '/admin/v1/conversations?limit=3');
+    const page1 = await bed.p.request('GET', '/admin/v1/conversations?limit=3');
     expect(page1.status).toBe(200);
     expect(ids(page1.body)).toEqual(expected.slice(0, 3));
-    const page2 = await p.request('GET', `/admin/v1/conversations?limit=3&cursor=${page1.body.next_cursor}`);
+    const page2 = await bed.p.request('GET', `/admin/v1/conversations?limit=3&cursor=${page1.body.next_cursor}`);
     expect(ids(page2.body)).toEqual(expected.slice(3));
     expect(page2.body.next_cursor).toBeNull();
     expect(page1.body.data[2]).toEqual({
@@ -67,22 +57,25 @@ describe('GET /admin/v1/conversations', () => {
     const s1 = await chat(a, 'alice', base);
     const s2 = await chat(a, 'bob', base + 1000);
     const s3 = await chat(b, 'alice', base + 2000);
-    const byAgent = await p.request('GET', `/admin/v1/conversations?agent_id=${a}`);
+    const byAgent = await bed.p.request('GET', `/admin/v1/conversations?agent_id=${a}`);
     expect(ids(byAgent.body)).toEqual([s2.conversation_id, s1.conversation_id]);
-    const bySession = await p.request('GET', `/admin/v1/conversations?session_id=${s3.id}`);
+    const bySession = await bed.p.request('GET', `/admin/v1/conversations?session_id=${s3.id}`);
     expect(ids(bySession.body)).toEqual([s3.conversation_id]);
-    const sessionOtherAgent = await p.request('GET', `/admin/v1/conversations?session_id=${s3.id}&agent_id=${a}`);
+    const sessionOtherAgent = await bed.p.request('GET', `/admin/v1/conversations?session_id=${s3.id}&agent_id=${a}`);
     expect(ids(sessionOtherAgent.body)).toEqual([]);
-    const unknownSession = await p.request('GET', '/admin/v1/conversations?session_id=ses_01jd3n6v8m0000000000000000');
+    const unknownSession = await bed.p.request(
+      'GET',
+      '/admin/v1/conversations?session_id=ses_01jd3n6v8m0000000000000000',
+    );
     expect(unknownSession.status).toBe(200);
     expect(unknownSession.body).toEqual({ data: [], next_cursor: null });
-    const alice = await p.request('GET', '/admin/v1/conversations?user_id=alice');
+    const alice = await bed.p.request('GET', '/admin/v1/conversations?user_id=alice');
     expect(ids(alice.body)).toEqual([s3.conversation_id, s1.conversation_id]);
     const from = new Date(base + 500).toISOString();
     const to = new Date(base + 1500).toISOString();
-    const window = await p.request('GET', `/admin/v1/conversations?from=${from}&to=${to}`);
+    const window = await bed.p.request('GET', `/admin/v1/conversations?from=${from}&to=${to}`);
     expect(ids(window.body)).toEqual([s2.conversation_id]);
-    const sessionOutsideWindow = await p.request('GET', `/admin/v1/conversations?session_id=${s1.id}&from=${from}`);
+    const sessionOutsideWindow = await bed.p.request('GET', `/admin/v1/conversations?session_id=${s1.id}&from=${from}`);
     expect(ids(sessionOutsideWindow.body)).toEqual([]);
   });
 
@@ -95,7 +88,7 @@ describe('GET /admin/v1/conversations', () => {
       'to=soon',
       'cursor=%21',
     ]) {
-      const res = await p.request('GET', `/admin/v1/conversations?${query}`);
+      const res = await bed.p.request('GET', `/admin/v1/conversations?${query}`);
       expect(res.status, query).toBe(400);
       expect(res.body.error.code).toBe('validation_error');
     }
@@ -107,7 +100,7 @@ describe('GET /admin/v1/conversations/:id', () => {
     const agent = await createAgent();
     const t0 = Date.now() - hour;
     const s = await chat(agent, 'u', t0);
-    const conversations = p.parley.store.conversations;
+    const conversations = bed.p.parley.store.conversations;
     const m1 = await conversations.appendMessage(s.conversation_id, { role: 'user', text: 'Hello?' }, t0 + 10);
     const m2 = await conversations.appendMessage(
       s.conversation_id,
@@ -119,7 +112,7 @@ describe('GET /admin/v1/conversations/:id', () => {
       { role: 'agent', text: 'Sorry, I', status: 'interrupted' },
       t0 + 30,
     );
-    const res = await p.request('GET', `/admin/v1/conversations/${s.conversation_id}`);
+    const res = await bed.p.request('GET', `/admin/v1/conversations/${s.conversation_id}`);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       id: s.conversation_id,
@@ -152,19 +145,19 @@ describe('GET /admin/v1/conversations/:id', () => {
     const texts: string[] = [];
     for (let i = 0; i < 7; i++) {
       texts.push(`m${i}`);
-      await p.parley.store.conversations.appendMessage(s.conversation_id, {
+      await bed.p.parley.store.conversations.appendMessage(s.conversation_id, {
         role: i % 2 === 0 ? 'user' : 'agent',
         text: `m${i}`,
       });
     }
-    const latest = await p.request('GET', `/admin/v1/conversations/${s.conversation_id}?limit=3`);
+    const latest = await bed.p.request('GET', `/admin/v1/conversations/${s.conversation_id}?limit=3`);
     expect(latest.body.messages.map((m: { text: string }) => m.text)).toEqual(['m4', 'm5', 'm6']);
-    const older = await p.request(
+    const older = await bed.p.request(
       'GET',
       `/admin/v1/conversations/${s.conversation_id}?limit=3&before=${latest.body.messages_cursor}`,
     );
     expect(older.body.messages.map((m: { text: string }) => m.text)).toEqual(['m1', 'm2', 'm3']);
-    const oldest = await p.request(
+    const oldest = await bed.p.request(
       'GET',
       `/admin/v1/conversations/${s.conversation_id}?limit=3&before=${older.body.messages_cursor}`,
     );
@@ -173,7 +166,7 @@ describe('GET /admin/v1/conversations/:id', () => {
   });
 
   it('answers 404 for an unknown id and 400 for bad input', async () => {
-    const nf = await p.request('GET', `/admin/v1/conversations/${unknownConversation}`);
+    const nf = await bed.p.request('GET', `/admin/v1/conversations/${unknownConversation}`);
     expect(nf.status).toBe(404);
     expect(nf.body.error.code).toBe('not_found');
     const agent = await createAgent();
@@ -185,12 +178,12 @@ describe('GET /admin/v1/conversations/:id', () => {
       `/admin/v1/conversations/${s.conversation_id}?limit=501`,
       `/admin/v1/conversations/${s.conversation_id}?before=junk`,
     ]) {
-      const res = await p.request('GET', path);
+      const res = await bed.p.request('GET', path);
       expect(res.status, path).toBe(400);
       expect(res.body.error.code).toBe('validation_error');
     }
     await expect(
-      p.parley.store.conversations.appendMessage(unknownConversation, { role: 'user', text: 'x' }),
+      bed.p.parley.store.conversations.appendMessage(unknownConversation, { role: 'user', text: 'x' }),
     ).rejects.toBeInstanceOf(NotFoundError);
   });
 });
@@ -199,15 +192,15 @@ describe('agent stats', () => {
   it('count user and agent messages, atomically with the message count', async () => {
     const agent = await createAgent();
     const s = await chat(agent, null, Date.now());
-    const conversations = p.parley.store.conversations;
+    const conversations = bed.p.parley.store.conversations;
     await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
         conversations.appendMessage(s.conversation_id, { role: i < 12 ? 'user' : 'agent', text: `t${i}` }),
       ),
     );
-    const stats = await p.request('GET', `/admin/v1/agents/${agent}/stats`);
+    const stats = await bed.p.request('GET', `/admin/v1/agents/${agent}/stats`);
     expect(stats.body.messages).toEqual({ user: 12, agent: 8 });
-    const conversation = await p.request('GET', `/admin/v1/conversations/${s.conversation_id}`);
+    const conversation = await bed.p.request('GET', `/admin/v1/conversations/${s.conversation_id}`);
     expect(conversation.body.message_count).toBe(20);
     expect(conversation.body.messages).toHaveLength(20);
   });
@@ -217,10 +210,10 @@ describe('authentication', () => {
   it.each(['/admin/v1/conversations', `/admin/v1/conversations/${unknownConversation}`])(
     'GET %s needs the admin key',
     async (path) => {
-      const missing = await p.request('GET', path, { apiKey: null });
+      const missing = await bed.p.request('GET', path, { apiKey: null });
       expect(missing.status).toBe(401);
       expect(missing.body.error.code).toBe('unauthorized');
-      const wrong = await p.request('GET', path, { apiKey: 'wrong-key' });
+      const wrong = await bed.p.request('GET', path, { apiKey: 'wrong-key' });
       expect(wrong.status).toBe(401);
     },
   );
@@ -230,21 +223,20 @@ describe('restart', () => {
   it('keeps conversations and messages across a Parley restart', async () => {
     const agent = await createAgent();
     const s = await chat(agent, 'u', Date.now());
-    await p.parley.store.conversations.appendMessage(s.conversation_id, { role: 'user', text: 'remember me' });
-    const before = await p.request('GET', `/admin/v1/conversations/${s.conversation_id}`);
-    await p.close();
-    p = await startParley(redis);
-    const after = await p.request('GET', `/admin/v1/conversations/${s.conversation_id}`);
+    await bed.p.parley.store.conversations.appendMessage(s.conversation_id, { role: 'user', text: 'remember me' });
+    const before = await bed.p.request('GET', `/admin/v1/conversations/${s.conversation_id}`);
+    await bed.restart();
+    const after = await bed.p.request('GET', `/admin/v1/conversations/${s.conversation_id}`);
     expect(after.status).toBe(200);
     expect(after.body).toEqual(before.body);
-    const list = await p.request('GET', '/admin/v1/conversations');
+    const list = await bed.p.request('GET', '/admin/v1/conversations');
     expect(ids(list.body)).toEqual([s.conversation_id]);
   });
 });
 
 describe('OpenAPI', () => {
   it('documents every route with its operation id and error responses', async () => {
-    const doc = await p.request('GET', '/openapi.json', { apiKey: null });
+    const doc = await bed.p.request('GET', '/openapi.json', { apiKey: null });
     for (const [path, method, operationId] of [
       ['/admin/v1/conversations', 'get', 'listConversations'],
       ['/admin/v1/conversations/{id}', 'get', 'getConversation'],

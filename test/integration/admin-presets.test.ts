@@ -1,22 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { builtInPreset, providerNames } from '../../src/providers/catalog.js';
-import { startParley, type TestParley, type TestResponse } from '../support/parley.js';
-import { TestRedis } from '../support/redis-server.js';
+import { parleyForFile, type TestResponse } from '../support/parley.js';
 
-let redis: TestRedis;
-let p: TestParley;
-
-beforeAll(async () => {
-  redis = await TestRedis.start();
-  p = await startParley(redis);
-});
-afterAll(async () => {
-  await p?.close();
-  await redis?.close();
-});
-beforeEach(async () => {
-  await redis.flush();
-});
+const bed = parleyForFile();
 
 const unknownPresetId = 'pre_01jd3n6v8m0000000000000000';
 const unknownAgentId = 'agt_01jd3n6v8m0000000000000000';
@@ -30,7 +16,7 @@ interface PresetBody {
 }
 
 async function createPreset(body: Record<string, unknown>): Promise<PresetBody> {
-  const res = await p.request('POST', '/admin/v1/presets', { body });
+  const res = await bed.p.request('POST', '/admin/v1/presets', { body });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body as PresetBody;
 }
@@ -62,7 +48,7 @@ const defaults = {
 
 describe('create', () => {
   it('fills every omitted section with the built-in defaults', async () => {
-    const res = await p.request('POST', '/admin/v1/presets', { body: { name: 'Local' } });
+    const res = await bed.p.request('POST', '/admin/v1/presets', { body: { name: 'Local' } });
     expect(res.status).toBe(201);
     const preset = res.body as PresetBody;
     expect(preset.id).toMatch(/^pre_[0-9a-z]{26}$/);
@@ -74,7 +60,7 @@ describe('create', () => {
       created_at: preset.created_at,
       updated_at: preset.created_at,
     });
-    expect((await p.request('GET', `/admin/v1/presets/${preset.id}`)).body).toEqual(preset);
+    expect((await bed.p.request('GET', `/admin/v1/presets/${preset.id}`)).body).toEqual(preset);
   });
 
   it('keeps given sections and fills their optional fields', async () => {
@@ -97,7 +83,7 @@ describe('create', () => {
   });
 
   it('lists every bad field, naming the allowed providers and models', async () => {
-    const res = await p.request('POST', '/admin/v1/presets', {
+    const res = await bed.p.request('POST', '/admin/v1/presets', {
       body: {
         name: '',
         stt: { provider: 'deepgram', model: 'nova-2' },
@@ -123,7 +109,7 @@ describe('create', () => {
   });
 
   it('rejects an unknown field inside a section', async () => {
-    const res = await p.request('POST', '/admin/v1/presets', {
+    const res = await bed.p.request('POST', '/admin/v1/presets', {
       body: { name: 'P', llm: { provider: 'openai', model: 'gpt-4o', top_k: 3 } },
     });
     expectInvalid(res, ['body.llm.top_k']);
@@ -138,7 +124,7 @@ describe('list', () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const res: TestResponse = await p.request(
+      const res: TestResponse = await bed.p.request(
         'GET',
         `/admin/v1/presets?limit=5${cursor === null ? '' : `&cursor=${cursor}`}`,
       );
@@ -150,9 +136,9 @@ describe('list', () => {
     expect(pages).toBe(3);
     expect(seen).toEqual(created.map((x) => x.id).reverse());
 
-    const cloud = await p.request('GET', '/admin/v1/presets?q=CLOUD&limit=2');
+    const cloud = await bed.p.request('GET', '/admin/v1/presets?q=CLOUD&limit=2');
     expect(cloud.body.data.map((x: PresetBody) => x.name)).toEqual(['Cloud 8', 'Cloud 4']);
-    const rest = await p.request('GET', `/admin/v1/presets?q=CLOUD&limit=2&cursor=${cloud.body.next_cursor}`);
+    const rest = await bed.p.request('GET', `/admin/v1/presets?q=CLOUD&limit=2&cursor=${cloud.body.next_cursor}`);
     expect(rest.body.data.map((x: PresetBody) => x.name)).toEqual(['Cloud 0']);
     expect(rest.body.next_cursor).toBeNull();
   });
@@ -160,8 +146,9 @@ describe('list', () => {
   it('shows the agent count of each preset', async () => {
     const used = await createPreset({ name: 'Used' });
     await createPreset({ name: 'Unused' });
-    for (const name of ['A', 'B']) await p.request('POST', '/admin/v1/agents', { body: { name, preset_id: used.id } });
-    const res = await p.request('GET', '/admin/v1/presets');
+    for (const name of ['A', 'B'])
+      await bed.p.request('POST', '/admin/v1/agents', { body: { name, preset_id: used.id } });
+    const res = await bed.p.request('GET', '/admin/v1/presets');
     expect(res.body.data.map((x: PresetBody) => [x.name, x.agent_count])).toEqual([
       ['Unused', 0],
       ['Used', 2],
@@ -169,12 +156,12 @@ describe('list', () => {
   });
 
   it('rejects bad query parameters, each by name', async () => {
-    expectInvalid(await p.request('GET', '/admin/v1/presets?limit=abc&to=tomorrow&q=' + 'x'.repeat(201)), [
+    expectInvalid(await bed.p.request('GET', '/admin/v1/presets?limit=abc&to=tomorrow&q=' + 'x'.repeat(201)), [
       'query.limit',
       'query.to',
       'query.q',
     ]);
-    expectInvalid(await p.request('GET', '/admin/v1/presets?cursor=%21%21'), ['query.cursor']);
+    expectInvalid(await bed.p.request('GET', '/admin/v1/presets?cursor=%21%21'), ['query.cursor']);
   });
 });
 
@@ -184,7 +171,7 @@ describe('patch', () => {
       name: 'P',
       llm: { provider: 'openai', model: 'gpt-4o', temperature: 0.2, max_tokens: 100 },
     });
-    const res = await p.request('PATCH', `/admin/v1/presets/${preset.id}`, {
+    const res = await bed.p.request('PATCH', `/admin/v1/presets/${preset.id}`, {
       body: { llm: { provider: 'openai', model: 'qwen2.5-7b-instruct' }, description: 'vLLM' },
     });
     expect(res.status).toBe(200);
@@ -194,12 +181,12 @@ describe('patch', () => {
       llm: { provider: 'openai', model: 'qwen2.5-7b-instruct', temperature: 0.7, max_tokens: 512 },
       updated_at: res.body.updated_at,
     });
-    expect((await p.request('GET', `/admin/v1/presets/${preset.id}`)).body).toEqual(res.body);
+    expect((await bed.p.request('GET', `/admin/v1/presets/${preset.id}`)).body).toEqual(res.body);
   });
 
   it('switches a section to another provider', async () => {
     const preset = await createPreset({ name: 'P' });
-    const res = await p.request('PATCH', `/admin/v1/presets/${preset.id}`, {
+    const res = await bed.p.request('PATCH', `/admin/v1/presets/${preset.id}`, {
       body: { stt: { provider: 'openai', model: 'Systran/faster-whisper-small', language: 'de' } },
     });
     expect(res.status).toBe(200);
@@ -208,17 +195,17 @@ describe('patch', () => {
 
   it('rejects an unknown provider listing the allowed ones', async () => {
     const preset = await createPreset({ name: 'P' });
-    const res = await p.request('PATCH', `/admin/v1/presets/${preset.id}`, {
+    const res = await bed.p.request('PATCH', `/admin/v1/presets/${preset.id}`, {
       body: { tts: { provider: 'polly', model: 'neural', voice: 'Joanna' } },
     });
     const [detail] = expectInvalid(res, ['body.tts.provider']);
     for (const name of providerNames('tts')) expect(detail!.message).toContain(name);
-    expect((await p.request('GET', `/admin/v1/presets/${preset.id}`)).body).toEqual(preset);
+    expect((await bed.p.request('GET', `/admin/v1/presets/${preset.id}`)).body).toEqual(preset);
   });
 
   it('rejects a model a local provider cannot run, listing the ones it can', async () => {
     const preset = await createPreset({ name: 'P' });
-    const res = await p.request('PATCH', `/admin/v1/presets/${preset.id}`, {
+    const res = await bed.p.request('PATCH', `/admin/v1/presets/${preset.id}`, {
       body: {
         stt: { provider: 'local-whisper', model: 'openai/whisper-large-v3' },
         embeddings: { provider: 'local', model: 'bge-m3' },
@@ -230,14 +217,16 @@ describe('patch', () => {
 
   it('rejects unknown fields and nulls, each by name', async () => {
     const preset = await createPreset({ name: 'P' });
-    const res = await p.request('PATCH', `/admin/v1/presets/${preset.id}`, {
+    const res = await bed.p.request('PATCH', `/admin/v1/presets/${preset.id}`, {
       body: { name: null, llm: null, agent_count: 3 },
     });
     expectInvalid(res, ['body.name', 'body.llm', 'body.agent_count']);
   });
 
   it('reports a bad id and a bad body together', async () => {
-    const res = await p.request('PATCH', '/admin/v1/presets/agt_01jd3n6v8m0000000000000000', { body: { name: '' } });
+    const res = await bed.p.request('PATCH', '/admin/v1/presets/agt_01jd3n6v8m0000000000000000', {
+      body: { name: '' },
+    });
     expectInvalid(res, ['params.id', 'body.name']);
   });
 });
@@ -245,13 +234,13 @@ describe('patch', () => {
 describe('delete', () => {
   it('answers 204, then 404', async () => {
     const preset = await createPreset({ name: 'P' });
-    const res = await p.request('DELETE', `/admin/v1/presets/${preset.id}`);
+    const res = await bed.p.request('DELETE', `/admin/v1/presets/${preset.id}`);
     expect(res.status).toBe(204);
     expect(res.body).toBeUndefined();
-    expectError(await p.request('GET', `/admin/v1/presets/${preset.id}`), 404, 'not_found');
-    expectError(await p.request('DELETE', `/admin/v1/presets/${preset.id}`), 404, 'not_found');
-    expect((await p.request('GET', '/admin/v1/presets')).body.data).toEqual([]);
-    const agent = await p.request('POST', '/admin/v1/agents', { body: { name: 'A', preset_id: preset.id } });
+    expectError(await bed.p.request('GET', `/admin/v1/presets/${preset.id}`), 404, 'not_found');
+    expectError(await bed.p.request('DELETE', `/admin/v1/presets/${preset.id}`), 404, 'not_found');
+    expect((await bed.p.request('GET', '/admin/v1/presets')).body.data).toEqual([]);
+    const agent = await bed.p.request('POST', '/admin/v1/agents', { body: { name: 'A', preset_id: preset.id } });
     expectInvalid(agent, ['body.preset_id']);
   });
 });
@@ -270,23 +259,23 @@ const recordEndpoints: Endpoint[] = [
 describe.each([...collectionEndpoints, ...recordEndpoints])('$method $path', ({ method, path, body }) => {
   it('answers 401 without a key and with a wrong key, changing nothing', async () => {
     const preset = await createPreset({ name: 'Kept' });
-    expectError(await p.request(method, path(preset.id), { body, apiKey: null }), 401, 'unauthorized');
+    expectError(await bed.p.request(method, path(preset.id), { body, apiKey: null }), 401, 'unauthorized');
     expectError(
-      await p.request(method, path(preset.id), { body, apiKey: 'test-admin-key-012345678' }),
+      await bed.p.request(method, path(preset.id), { body, apiKey: 'test-admin-key-012345678' }),
       401,
       'unauthorized',
     );
-    expect(await p.request('GET', `/admin/v1/presets/${preset.id}`)).toMatchObject({ status: 200, body: preset });
-    expect((await p.request('GET', '/admin/v1/presets')).body.data).toHaveLength(1);
+    expect(await bed.p.request('GET', `/admin/v1/presets/${preset.id}`)).toMatchObject({ status: 200, body: preset });
+    expect((await bed.p.request('GET', '/admin/v1/presets')).body.data).toHaveLength(1);
   });
 });
 
 describe.each(recordEndpoints)('$method $path', ({ method, path, body }) => {
   it('answers 400 for a malformed id and 404 for an unknown one', async () => {
     for (const bad of ['default', 'pre_short', unknownAgentId]) {
-      expectInvalid(await p.request(method, path(bad), { body }), ['params.id']);
+      expectInvalid(await bed.p.request(method, path(bad), { body }), ['params.id']);
     }
-    const notFound = await p.request(method, path(unknownPresetId), { body });
+    const notFound = await bed.p.request(method, path(unknownPresetId), { body });
     expectError(notFound, 404, 'not_found');
     expect(notFound.body.error.message).toContain(unknownPresetId);
   });

@@ -1,29 +1,16 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../src/errors.js';
 import type { Session } from '../../src/records/session.js';
-import { TestRedis } from '../support/redis-server.js';
-import { startParley, type TestParley } from '../support/parley.js';
+import { parleyForFile } from '../support/parley.js';
 
-let redis: TestRedis;
-let p: TestParley;
-beforeAll(async () => {
-  redis = await TestRedis.start();
-  p = await startParley(redis);
-});
-afterAll(async () => {
-  await p?.close();
-  await redis?.close();
-});
-beforeEach(async () => {
-  await redis.flush();
-});
+const bed = parleyForFile();
 
 const unknownSession = 'ses_01jd3n6v8m0000000000000000';
 const unknownAgent = 'agt_01jd3n6v8m0000000000000000';
 const hour = 3_600_000;
 
 async function createAgent(name = 'A'): Promise<string> {
-  const res = await p.request('POST', '/admin/v1/agents', { body: { name } });
+  const res = await bed.p.request('POST', '/admin/v1/agents', { body: { name } });
   expect(res.status).toBe(201);
   return res.body.id as string;
 }
@@ -39,16 +26,16 @@ describe('GET /admin/v1/sessions', () => {
     const created: Session[] = [];
     for (let i = 0; i < 5; i++) {
       created.push(
-        await p.parley.store.sessions.create({ agent_id: agent, type: 'chat', transport: 'chat' }, base + i * 1000),
+        await bed.p.parley.store.sessions.create({ agent_id: agent, type: 'chat', transport: 'chat' }, base + i * 1000),
       );
     }
     const newestFirst = created.map((s) => s.id).reverse();
-    const page1 = await p.request('GET', '/admin/v1/sessions?limit=2');
+    const page1 = await bed.p.request('GET', '/admin/v1/sessions?limit=2');
     expect(page1.status).toBe(200);
     expect(ids(page1.body)).toEqual(newestFirst.slice(0, 2));
-    const page2 = await p.request('GET', `/admin/v1/sessions?limit=2&cursor=${page1.body.next_cursor}`);
+    const page2 = await bed.p.request('GET', `/admin/v1/sessions?limit=2&cursor=${page1.body.next_cursor}`);
     expect(ids(page2.body)).toEqual(newestFirst.slice(2, 4));
-    const page3 = await p.request('GET', `/admin/v1/sessions?limit=2&cursor=${page2.body.next_cursor}`);
+    const page3 = await bed.p.request('GET', `/admin/v1/sessions?limit=2&cursor=${page2.body.next_cursor}`);
     expect(ids(page3.body)).toEqual(newestFirst.slice(4));
     expect(page3.body.next_cursor).toBeNull();
     expect(page1.body.data[0]).toMatchObject({
@@ -71,28 +58,28 @@ describe('GET /admin/v1/sessions', () => {
     const a = await createAgent('a');
     const b = await createAgent('b');
     const base = Date.now() - 10 * hour;
-    const s = p.parley.store.sessions;
+    const s = bed.p.parley.store.sessions;
     const chatA = await s.create({ agent_id: a, type: 'chat', transport: 'chat', user_id: 'alice' }, base);
     const voiceA = await s.create({ agent_id: a, type: 'voice', transport: 'websocket', room: 'room-1' }, base + 1000);
     const chatB = await s.create({ agent_id: b, type: 'chat', transport: 'chat', user_id: 'alice' }, base + 2000);
     await s.end(chatA.id, 'client_hangup', base + 5000);
 
-    const byAgent = await p.request('GET', `/admin/v1/sessions?agent_id=${a}`);
+    const byAgent = await bed.p.request('GET', `/admin/v1/sessions?agent_id=${a}`);
     expect(ids(byAgent.body)).toEqual([voiceA.id, chatA.id]);
-    const ended = await p.request('GET', '/admin/v1/sessions?status=ended');
+    const ended = await bed.p.request('GET', '/admin/v1/sessions?status=ended');
     expect(ids(ended.body)).toEqual([chatA.id]);
-    const active = await p.request('GET', '/admin/v1/sessions?status=active');
+    const active = await bed.p.request('GET', '/admin/v1/sessions?status=active');
     expect(ids(active.body)).toEqual([chatB.id, voiceA.id]);
-    const voice = await p.request('GET', '/admin/v1/sessions?type=voice');
+    const voice = await bed.p.request('GET', '/admin/v1/sessions?type=voice');
     expect(ids(voice.body)).toEqual([voiceA.id]);
     expect(voice.body.data[0]).toMatchObject({ transport: 'websocket', room: 'room-1' });
-    const alice = await p.request('GET', '/admin/v1/sessions?user_id=alice');
+    const alice = await bed.p.request('GET', '/admin/v1/sessions?user_id=alice');
     expect(ids(alice.body)).toEqual([chatB.id, chatA.id]);
-    const aliceOnA = await p.request('GET', `/admin/v1/sessions?user_id=alice&agent_id=${a}`);
+    const aliceOnA = await bed.p.request('GET', `/admin/v1/sessions?user_id=alice&agent_id=${a}`);
     expect(ids(aliceOnA.body)).toEqual([chatA.id]);
     const from = new Date(base + 1000).toISOString();
     const to = new Date(base + 1500).toISOString();
-    const window = await p.request('GET', `/admin/v1/sessions?from=${from}&to=${to}`);
+    const window = await bed.p.request('GET', `/admin/v1/sessions?from=${from}&to=${to}`);
     expect(ids(window.body)).toEqual([voiceA.id]);
   });
 
@@ -107,7 +94,7 @@ describe('GET /admin/v1/sessions', () => {
       'from=yesterday',
       'cursor=%21%21',
     ]) {
-      const res = await p.request('GET', `/admin/v1/sessions?${query}`);
+      const res = await bed.p.request('GET', `/admin/v1/sessions?${query}`);
       expect(res.status, query).toBe(400);
       expect(res.body.error.code).toBe('validation_error');
       expect(res.body.error.details.length).toBeGreaterThan(0);
@@ -118,7 +105,7 @@ describe('GET /admin/v1/sessions', () => {
 describe('GET /admin/v1/sessions/:id', () => {
   it('returns the session with its conversation', async () => {
     const agent = await createAgent();
-    const session = await p.parley.store.sessions.create({
+    const session = await bed.p.parley.store.sessions.create({
       agent_id: agent,
       type: 'voice',
       transport: 'livekit',
@@ -126,8 +113,8 @@ describe('GET /admin/v1/sessions/:id', () => {
       room: 'r-1',
       metadata: { plan: 'pro', seats: 3 },
     });
-    await p.parley.store.conversations.appendMessage(session.conversation_id, { role: 'user', text: 'hi' });
-    const res = await p.request('GET', `/admin/v1/sessions/${session.id}`);
+    await bed.p.parley.store.conversations.appendMessage(session.conversation_id, { role: 'user', text: 'hi' });
+    const res = await bed.p.request('GET', `/admin/v1/sessions/${session.id}`);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       ...session,
@@ -136,11 +123,11 @@ describe('GET /admin/v1/sessions/:id', () => {
   });
 
   it('answers 404 for an unknown id and 400 for junk', async () => {
-    const nf = await p.request('GET', `/admin/v1/sessions/${unknownSession}`);
+    const nf = await bed.p.request('GET', `/admin/v1/sessions/${unknownSession}`);
     expect(nf.status).toBe(404);
     expect(nf.body.error.code).toBe('not_found');
     for (const junk of ['nope', 'agt_01jd3n6v8m0000000000000000', 'stats']) {
-      const bad = await p.request('GET', `/admin/v1/sessions/${junk}`);
+      const bad = await bed.p.request('GET', `/admin/v1/sessions/${junk}`);
       expect(bad.status, junk).toBe(400);
       expect(bad.body.error.details[0].path).toBe('params.id');
     }
@@ -151,31 +138,31 @@ describe('session lifecycle', () => {
   it('ends once when ended twice, and counts it once', async () => {
     const agent = await createAgent();
     const start = Date.now() - hour;
-    const s = await p.parley.store.sessions.create({ agent_id: agent, type: 'chat', transport: 'chat' }, start);
+    const s = await bed.p.parley.store.sessions.create({ agent_id: agent, type: 'chat', transport: 'chat' }, start);
     const [first, second] = await Promise.all([
-      p.parley.store.sessions.end(s.id, 'idle_timeout', start + 4000),
-      p.parley.store.sessions.end(s.id, 'shutdown', start + 5000),
+      bed.p.parley.store.sessions.end(s.id, 'idle_timeout', start + 4000),
+      bed.p.parley.store.sessions.end(s.id, 'shutdown', start + 5000),
     ]);
     const winners = [first, second].filter((r) => r !== null);
     expect(winners).toHaveLength(1);
-    expect(await p.parley.store.sessions.end(s.id, 'error', start + 9000)).toBeNull();
-    const stored = await p.request('GET', `/admin/v1/sessions/${s.id}`);
+    expect(await bed.p.parley.store.sessions.end(s.id, 'error', start + 9000)).toBeNull();
+    const stored = await bed.p.request('GET', `/admin/v1/sessions/${s.id}`);
     expect(stored.body).toMatchObject({
       status: 'ended',
       end_reason: winners[0]!.end_reason,
       duration_ms: winners[0]!.duration_ms,
     });
-    const overview = await p.request('GET', '/admin/v1/sessions/stats/overview');
+    const overview = await bed.p.request('GET', '/admin/v1/sessions/stats/overview');
     expect(overview.body).toMatchObject({ total: 1, active: 0, ended: 1 });
     const reasons = overview.body.by_end_reason as Record<string, number>;
     expect(Object.values(reasons).reduce((a, b) => a + b, 0)).toBe(1);
-    await expect(p.parley.store.sessions.end(unknownSession, 'error')).rejects.toBeInstanceOf(NotFoundError);
+    await expect(bed.p.parley.store.sessions.end(unknownSession, 'error')).rejects.toBeInstanceOf(NotFoundError);
   });
 
   it('records turns, re-scores activity and finds idle sessions', async () => {
     const agent = await createAgent();
     const t0 = Date.now() - 2 * hour;
-    const sessions = p.parley.store.sessions;
+    const sessions = bed.p.parley.store.sessions;
     const quiet = await sessions.create({ agent_id: agent, type: 'chat', transport: 'chat' }, t0);
     const busy = await sessions.create({ agent_id: agent, type: 'chat', transport: 'chat' }, t0 + 1000);
     await sessions.recordTurn(busy.id, t0 + 60_000);
@@ -197,7 +184,7 @@ describe('session lifecycle', () => {
   it('finds idle sessions of one type', async () => {
     const agent = await createAgent();
     const t0 = Date.now() - 2 * hour;
-    const sessions = p.parley.store.sessions;
+    const sessions = bed.p.parley.store.sessions;
     const voice = await sessions.create({ agent_id: agent, type: 'voice', transport: 'websocket' }, t0);
     const chat = await sessions.create({ agent_id: agent, type: 'chat', transport: 'chat' }, t0 + 1);
     expect(await sessions.idle(t0 + 10, 1)).toEqual([voice.id]);
@@ -213,9 +200,9 @@ describe('session lifecycle', () => {
 
   it('refuses a session for an agent that does not exist', async () => {
     await expect(
-      p.parley.store.sessions.create({ agent_id: unknownAgent, type: 'chat', transport: 'chat' }),
+      bed.p.parley.store.sessions.create({ agent_id: unknownAgent, type: 'chat', transport: 'chat' }),
     ).rejects.toBeInstanceOf(NotFoundError);
-    const list = await p.request('GET', '/admin/v1/sessions');
+    const list = await bed.p.request('GET', '/admin/v1/sessions');
     expect(list.body.data).toEqual([]);
   });
 });
@@ -224,7 +211,7 @@ describe('GET /admin/v1/sessions/stats/overview', () => {
   it('counts by type, end reason and recency', async () => {
     const agent = await createAgent();
     const now = Date.now();
-    const s = p.parley.store.sessions;
+    const s = bed.p.parley.store.sessions;
     const old = await s.create({ agent_id: agent, type: 'voice', transport: 'websocket' }, now - 48 * hour);
     const a = await s.create({ agent_id: agent, type: 'chat', transport: 'chat' }, now - hour);
     await s.create({ agent_id: agent, type: 'chat', transport: 'chat' }, now - hour + 1);
@@ -233,7 +220,7 @@ describe('GET /admin/v1/sessions/stats/overview', () => {
     await s.recordTurn(old.id, now - 48 * hour + 10);
     await s.end(old.id, 'max_duration', now - 48 * hour + 3000);
     await s.end(a.id, 'client_hangup', now - hour + 5000);
-    const res = await p.request('GET', '/admin/v1/sessions/stats/overview');
+    const res = await bed.p.request('GET', '/admin/v1/sessions/stats/overview');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       total: 3,
@@ -248,7 +235,7 @@ describe('GET /admin/v1/sessions/stats/overview', () => {
   });
 
   it('starts at zero', async () => {
-    const res = await p.request('GET', '/admin/v1/sessions/stats/overview');
+    const res = await bed.p.request('GET', '/admin/v1/sessions/stats/overview');
     expect(res.body).toMatchObject({ total: 0, active: 0, ended: 0, avg_duration_ms: null, started_last_24h: 0 });
   });
 });
@@ -257,25 +244,25 @@ describe('GET /admin/v1/agents/:id/sessions', () => {
   it('lists the agent’s sessions with the same filters', async () => {
     const a = await createAgent('a');
     const b = await createAgent('b');
-    const s = p.parley.store.sessions;
+    const s = bed.p.parley.store.sessions;
     const base = Date.now() - hour;
     const a1 = await s.create({ agent_id: a, type: 'chat', transport: 'chat' }, base);
     const a2 = await s.create({ agent_id: a, type: 'voice', transport: 'websocket' }, base + 1);
     const a3 = await s.create({ agent_id: a, type: 'chat', transport: 'chat' }, base + 2);
     await s.create({ agent_id: b, type: 'chat', transport: 'chat' }, base + 3);
-    const all = await p.request('GET', `/admin/v1/agents/${a}/sessions`);
+    const all = await bed.p.request('GET', `/admin/v1/agents/${a}/sessions`);
     expect(all.status).toBe(200);
     expect(ids(all.body)).toEqual([a3.id, a2.id, a1.id]);
-    const page1 = await p.request('GET', `/admin/v1/agents/${a}/sessions?limit=2&type=chat`);
+    const page1 = await bed.p.request('GET', `/admin/v1/agents/${a}/sessions?limit=2&type=chat`);
     expect(ids(page1.body)).toEqual([a3.id, a1.id]);
     expect(page1.body.next_cursor).toBeNull();
-    const page = await p.request('GET', `/admin/v1/agents/${a}/sessions?limit=1`);
-    const next = await p.request('GET', `/admin/v1/agents/${a}/sessions?limit=1&cursor=${page.body.next_cursor}`);
+    const page = await bed.p.request('GET', `/admin/v1/agents/${a}/sessions?limit=1`);
+    const next = await bed.p.request('GET', `/admin/v1/agents/${a}/sessions?limit=1&cursor=${page.body.next_cursor}`);
     expect(ids(next.body)).toEqual([a2.id]);
   });
 
   it('answers 404 for an unknown agent and 400 for bad input', async () => {
-    const nf = await p.request('GET', `/admin/v1/agents/${unknownAgent}/sessions`);
+    const nf = await bed.p.request('GET', `/admin/v1/agents/${unknownAgent}/sessions`);
     expect(nf.status).toBe(404);
     const agent = await createAgent();
     for (const path of [
@@ -283,7 +270,7 @@ describe('GET /admin/v1/agents/:id/sessions', () => {
       `/admin/v1/agents/${agent}/sessions?limit=500`,
       `/admin/v1/agents/${agent}/sessions?status=x`,
     ]) {
-      const res = await p.request('GET', path);
+      const res = await bed.p.request('GET', path);
       expect(res.status, path).toBe(400);
       expect(res.body.error.code).toBe('validation_error');
     }
@@ -293,13 +280,13 @@ describe('GET /admin/v1/agents/:id/sessions', () => {
 describe('agent stats', () => {
   it('reflect sessions and activity', async () => {
     const agent = await createAgent();
-    const s = p.parley.store.sessions;
+    const s = bed.p.parley.store.sessions;
     const chat = await s.create({ agent_id: agent, type: 'chat', transport: 'chat' });
     await s.create({ agent_id: agent, type: 'voice', transport: 'websocket' });
     await s.create({ agent_id: agent, type: 'voice', transport: 'livekit' });
     await s.recordTurn(chat.id);
     await s.end(chat.id, 'client_hangup');
-    const stats = await p.request('GET', `/admin/v1/agents/${agent}/stats`);
+    const stats = await bed.p.request('GET', `/admin/v1/agents/${agent}/stats`);
     expect(stats.status).toBe(200);
     expect(stats.body.sessions).toEqual({ total: 3, active: 2, chat: 1, voice: 2 });
     expect(stats.body.last_active_at).not.toBeNull();
@@ -313,10 +300,10 @@ describe('authentication', () => {
     '/admin/v1/sessions/stats/overview',
     `/admin/v1/agents/${unknownAgent}/sessions`,
   ])('GET %s needs the admin key', async (path) => {
-    const missing = await p.request('GET', path, { apiKey: null });
+    const missing = await bed.p.request('GET', path, { apiKey: null });
     expect(missing.status).toBe(401);
     expect(missing.body.error.code).toBe('unauthorized');
-    const wrong = await p.request('GET', path, { apiKey: 'wrong-key' });
+    const wrong = await bed.p.request('GET', path, { apiKey: 'wrong-key' });
     expect(wrong.status).toBe(401);
   });
 });
@@ -324,34 +311,34 @@ describe('authentication', () => {
 describe('restart', () => {
   it('keeps sessions and counters across a Parley and Redis restart', async () => {
     const agent = await createAgent();
-    const s = await p.parley.store.sessions.create({
+    const s = await bed.p.parley.store.sessions.create({
       agent_id: agent,
       type: 'voice',
       transport: 'websocket',
       user_id: 'u',
     });
-    const before = await p.request('GET', `/admin/v1/sessions/${s.id}`);
-    await p.close();
-    if (redis.ownsServer) {
-      await redis.stopServer();
-      await redis.startServer();
-    }
-    p = await startParley(redis);
-    const after = await p.request('GET', `/admin/v1/sessions/${s.id}`);
+    const before = await bed.p.request('GET', `/admin/v1/sessions/${s.id}`);
+    await bed.restart(async () => {
+      if (bed.redis.ownsServer) {
+        await bed.redis.stopServer();
+        await bed.redis.startServer();
+      }
+    });
+    const after = await bed.p.request('GET', `/admin/v1/sessions/${s.id}`);
     expect(after.status).toBe(200);
     expect(after.body).toEqual(before.body);
     // the scripts still run after Redis forgot them (NOSCRIPT reload)
-    await p.parley.store.sessions.recordTurn(s.id);
-    const ended = await p.parley.store.sessions.end(s.id, 'shutdown');
+    await bed.p.parley.store.sessions.recordTurn(s.id);
+    const ended = await bed.p.parley.store.sessions.end(s.id, 'shutdown');
     expect(ended).toMatchObject({ status: 'ended', turns: 1, end_reason: 'shutdown' });
-    const overview = await p.request('GET', '/admin/v1/sessions/stats/overview');
+    const overview = await bed.p.request('GET', '/admin/v1/sessions/stats/overview');
     expect(overview.body).toMatchObject({ total: 1, active: 0, ended: 1, turns: 1 });
   });
 });
 
 describe('OpenAPI', () => {
   it('documents every route with its operation id and error responses', async () => {
-    const doc = await p.request('GET', '/openapi.json', { apiKey: null });
+    const doc = await bed.p.request('GET', '/openapi.json', { apiKey: null });
     for (const [path, method, operationId] of [
       ['/admin/v1/sessions', 'get', 'listSessions'],
       ['/admin/v1/sessions/stats/overview', 'get', 'getSessionOverview'],

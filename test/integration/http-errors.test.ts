@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startParley, type TestParley, type TestResponse } from '../support/parley.js';
+import { closeWithin, startParley, type TestParley, type TestResponse } from '../support/parley.js';
 import { TestRedis } from '../support/redis-server.js';
 
 const jsonLimit = 2048;
@@ -256,22 +256,6 @@ describe('while Redis is down', () => {
     await closeWithin(q, 10_000);
   });
 });
-
-/** Parley.close() must finish even after an outage; a hang fails the test with this message instead of a hook timeout. */
-async function closeWithin(parley: TestParley, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const hung = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`Parley.close() did not finish within ${ms} ms after the Redis restart`)),
-      ms,
-    );
-  });
-  try {
-    await Promise.race([parley.close(), hung]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** Repeats `send` until `done` holds (bounded: 200 tries, 50 ms apart). */
 async function pollUntil(

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startParley, type TestParley, type TestResponse } from '../support/parley.js';
+import { closeWithin, startParley, type TestParley, type TestResponse } from '../support/parley.js';
 import { TestRedis } from '../support/redis-server.js';
 
 let redis: TestRedis;
@@ -113,19 +113,3 @@ it('keeps agents and presets across a Parley restart and a redis-server restart'
   closed = true;
   await closeWithin(p, 10_000);
 });
-
-/** Parley.close() must finish even after an outage; a hang fails the test with this message instead of a hook timeout. */
-async function closeWithin(parley: TestParley, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const hung = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`Parley.close() did not finish within ${ms} ms after the Redis restart`)),
-      ms,
-    );
-  });
-  try {
-    await Promise.race([parley.close(), hung]);
-  } finally {
-    clearTimeout(timer);
-  }
-}

@@ -1,7 +1,8 @@
 import { pino } from 'pino';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { openParley, type OpenParleyOptions, type Parley } from '../../src/parley.js';
-import type { TestRedis } from './redis-server.js';
+import { TestRedis } from './redis-server.js';
 
 export const testAdminKey = 'test-admin-key-0123456789';
 
@@ -71,4 +72,62 @@ export async function startParley(
     },
     close: () => parley.close(),
   };
+}
+
+/** A redis-server and a Parley shared by one test file's tests. */
+export interface FileBed {
+  readonly p: TestParley;
+  readonly redis: TestRedis;
+  /** Closes this Parley and starts a new one on the same Redis; `between` runs while none is up. */
+  restart(between?: () => Promise<void>): Promise<TestParley>;
+}
+
+/**
+ * Registers the file's hooks: a redis-server and a Parley started before its tests and stopped
+ * after them; Redis is flushed before each test.
+ */
+export function parleyForFile(env: Record<string, string> = {}, options: OpenParleyOptions = {}): FileBed {
+  let redis: TestRedis | undefined;
+  let parley: TestParley | undefined;
+  beforeAll(async () => {
+    redis = await TestRedis.start();
+    parley = await startParley(redis, env, options);
+  });
+  afterAll(async () => {
+    await parley?.close();
+    await redis?.close();
+  });
+  beforeEach(async () => {
+    await redis!.flush();
+  });
+  return {
+    get p() {
+      return parley!;
+    },
+    get redis() {
+      return redis!;
+    },
+    async restart(between) {
+      await parley!.close();
+      await between?.();
+      parley = await startParley(redis!, env, options);
+      return parley;
+    },
+  };
+}
+
+/** Parley.close() must finish even after an outage; a hang fails the test with this message instead of a hook timeout. */
+export async function closeWithin(parley: TestParley, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const hung = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`Parley.close() did not finish within ${ms} ms after the Redis restart`)),
+      ms,
+    );
+  });
+  try {
+    await Promise.race([parley.close(), hung]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
