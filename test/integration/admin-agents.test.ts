@@ -331,6 +331,25 @@ describe('delete', () => {
     expect(await bed.p.parley.store.agents.findByToken(agent.agent_token)).toBeNull();
     expect((await bed.p.request('GET', '/admin/v1/agents')).body.data).toEqual([]);
   });
+
+  it('deletes its documents and ends its active sessions, keeping them as history', async () => {
+    const agent = await createAgent({ name: 'With history' });
+    const store = bed.p.parley.store;
+    const session = await store.sessions.create({ agent_id: agent.id, type: 'chat', transport: 'chat' });
+    const upload = await bed.p.request('POST', `/admin/v1/agents/${agent.id}/documents`, {
+      body: { name: 'notes', text: 'Opening hours are nine to five.' },
+    });
+    expect(upload.status).toBe(202);
+    expect(await store.documents.all(agent.id)).toHaveLength(1);
+
+    expect((await bed.p.request('DELETE', `/admin/v1/agents/${agent.id}`)).status).toBe(204);
+
+    expect(await store.documents.all(agent.id)).toEqual([]);
+    const ended = await bed.p.request('GET', `/admin/v1/sessions/${session.id}`);
+    expect(ended.body).toMatchObject({ status: 'ended', end_reason: 'agent_deleted', agent_id: agent.id });
+    const history = await bed.p.request('GET', `/admin/v1/conversations?agent_id=${agent.id}`);
+    expect(history.body.data.map((c: { session_id: string }) => c.session_id)).toEqual([session.id]);
+  });
 });
 
 describe('regenerate-token', () => {

@@ -1,5 +1,6 @@
 import { agentCreateSchema, agentPatchSchema, agentSchema, agentStatsSchema } from '../../../records/agent.js';
 import { pageSchema } from '../../../records/common.js';
+import { deleteAgent } from '../../../agents/delete-agent.js';
 import type { Store } from '../../../store/store.js';
 import { defineRoute, type RouteDef } from '../../route.js';
 import { agentSessionsQuery, sessionPageSchema } from '../sessions/sessions.schema.js';
@@ -70,12 +71,7 @@ export function agentRoutes(store: Store): RouteDef[] {
       errors: [404, 409],
       responses: { 204: { description: 'Deleted' } },
       handler: async (_ctx, { params }) => {
-        await store.agents.delete(params.id);
-        // The token is revoked above; what depended on the agent goes after it.
-        await store.documents.deleteAll(params.id);
-        for (const sessionId of await store.sessions.activeOfAgent(params.id)) {
-          await store.sessions.end(sessionId, 'agent_deleted');
-        }
+        await deleteAgent(store, params.id);
         return { status: 204 };
       },
     }),
