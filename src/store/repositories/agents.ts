@@ -11,6 +11,7 @@ import {
   type AgentStats,
   type StoredAgent,
 } from '../../records/agent.js';
+import { BoundedCache } from '../bounded-cache.js';
 import type { Keys } from '../keys.js';
 import { loadJson, pageByScore, type Page, type PageQuery } from '../pagination.js';
 import type { Redis } from '../redis.js';
@@ -44,11 +45,9 @@ export function hashToken(token: string): string {
 }
 
 const maxRetries = 5;
-/** Token → agent id hints kept per process (a few hundred KB at most). */
-const tokenCacheSize = 10_000;
 
 export class AgentRepository {
-  private readonly tokenIds = new Map<string, string>();
+  private readonly tokenIds = new BoundedCache<string>();
 
   constructor(
     private readonly redis: Redis,
@@ -93,14 +92,11 @@ export class AgentRepository {
    */
   async idForToken(token: string): Promise<string | null> {
     const hash = hashToken(token);
-    const cached = this.tokenIds.get(hash);
-    if (cached !== undefined) return cached;
-    const id = await this.redis.get(this.keys.agentToken(hash));
-    if (id !== null) {
-      if (this.tokenIds.size >= tokenCacheSize) this.tokenIds.clear();
-      this.tokenIds.set(hash, id);
-    }
-    return id;
+    const id = await this.tokenIds.getOrLoad(
+      hash,
+      async () => (await this.redis.get(this.keys.agentToken(hash))) ?? undefined,
+    );
+    return id ?? null;
   }
 
   /** The agent record if `token` is its current token, else null (and the cache forgets it). */

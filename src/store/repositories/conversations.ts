@@ -3,6 +3,7 @@ import { AppError, NotFoundError, ValidationError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Conversation, ConversationWithMessages, Message, MessageCreate } from '../../records/conversation.js';
 import { int, loadHashes, text, textOrNull, type Hash } from '../hashes.js';
+import { BoundedCache } from '../bounded-cache.js';
 import type { Keys } from '../keys.js';
 import { decodeCursor, matchesFields, pageByScore, type Page, type PageQuery } from '../pagination.js';
 import type { Redis } from '../redis.js';
@@ -54,6 +55,8 @@ function decodePosition(cursor: string): number {
  * conversation is a hash; its messages an append-only list of JSON, in the order they were said.
  */
 export class ConversationRepository {
+  private readonly agentOf = new BoundedCache<string>();
+
   constructor(
     private readonly redis: Redis,
     private readonly keys: Keys,
@@ -108,8 +111,12 @@ export class ConversationRepository {
    */
   async appendMessage(conversationId: string, input: MessageCreate, now: number = Date.now()): Promise<Message> {
     now = Math.round(now);
-    const agentId = await this.redis.hGet(this.keys.conversation(conversationId), 'agent_id');
-    if (agentId === null || agentId === undefined) throw new NotFoundError('conversation', conversationId);
+    // A conversation's agent never changes; cached, it costs no round trip after the first message.
+    const agentId = await this.agentOf.getOrLoad(
+      conversationId,
+      async () => (await this.redis.hGet(this.keys.conversation(conversationId), 'agent_id')) ?? undefined,
+    );
+    if (agentId === undefined) throw new NotFoundError('conversation', conversationId);
     const message: Message = {
       id: newId('message', now),
       conversation_id: conversationId,

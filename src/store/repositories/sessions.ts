@@ -22,6 +22,7 @@ import {
   textOrNull,
   type Hash,
 } from '../hashes.js';
+import { BoundedCache } from '../bounded-cache.js';
 import type { Keys } from '../keys.js';
 import { matchesFields, pageByScore, type Page, type PageQuery } from '../pagination.js';
 import type { Redis } from '../redis.js';
@@ -68,6 +69,8 @@ function fromHash(h: Hash): Session {
  * the agent's `sessions.active` count read; ending a session takes it out, once.
  */
 export class SessionRepository {
+  private readonly owners = new BoundedCache<{ agentId: string; type: SessionType }>();
+
   constructor(
     private readonly redis: Redis,
     private readonly keys: Keys,
@@ -132,7 +135,10 @@ export class SessionRepository {
         ...conversationFields,
       ],
     );
-    if (result === 'ok') return session;
+    if (result === 'ok') {
+      this.owners.set(session.id, { agentId: session.agent_id, type: session.type });
+      return session;
+    }
     if (result === 'agent_missing') throw new NotFoundError('agent', session.agent_id);
     if (result === 'exists') throw new ConflictError(`session ${session.id} already exists`);
     throw new AppError(500, 'internal_error', `create_session replied ${String(result)}`);
@@ -258,11 +264,15 @@ export class SessionRepository {
     if (reply === 'missing') throw new NotFoundError('session', id);
   }
 
-  /** The session's agent and type (they never change), to name the keys a script touches. */
+  /** The session's agent and type (they never change, so they are cached), to name the keys a script touches. */
   private async owner(id: string): Promise<{ agentId: string; type: SessionType }> {
-    const [agentId, type] = await this.redis.hmGet(this.keys.session(id), ['agent_id', 'type']);
-    if (agentId === null || agentId === undefined || type === null || type === undefined)
-      throw new NotFoundError('session', id);
-    return { agentId, type: type as SessionType };
+    const owner = await this.owners.getOrLoad(id, async () => {
+      const [agentId, type] = await this.redis.hmGet(this.keys.session(id), ['agent_id', 'type']);
+      return agentId === null || agentId === undefined || type === null || type === undefined
+        ? undefined
+        : { agentId, type: type as SessionType };
+    });
+    if (owner === undefined) throw new NotFoundError('session', id);
+    return owner;
   }
 }
