@@ -60,6 +60,10 @@ export const envSchema = z.object({
   PARLEY_EVENT_RETRY_BASE_MS: int(10, 600_000).default(1_000),
   PARLEY_EVENT_TIMEOUT_MS: int(100, 120_000).default(10_000),
   PARLEY_EVENT_CONCURRENCY: int(1, 256).default(16),
+  PARLEY_EVENT_RELAY_INTERVAL_MS: int(10, 600_000).default(1_000),
+  PARLEY_RECORD_RETRY_MS: int(0, 600_000).default(30_000),
+  /** Test hook (NODE_ENV=test only): the process kills itself (SIGKILL) right after storing a record with this event. */
+  PARLEY_TEST_CRASH_AFTER_RECORD: z.enum(['session_start', 'llm_response', 'audio_ready', 'session_end']).optional(),
   PARLEY_LIVEKIT_TOKEN_TTL_S: int(30, 86_400).default(600),
   MODELS_DIR: z.string().default('./models'),
   PARLEY_EMBEDDING_PROVIDER: z.enum(['local', 'openai']).default('local'),
@@ -106,7 +110,16 @@ export interface Config {
   readonly chatIdleTimeoutMs: number;
   readonly sessionSweepIntervalMs: number;
   readonly llm: { readonly timeoutMs: number; readonly historyMessages: number };
-  readonly events: { readonly retryBaseMs: number; readonly timeoutMs: number; readonly concurrency: number };
+  readonly events: {
+    readonly retryBaseMs: number;
+    readonly timeoutMs: number;
+    readonly concurrency: number;
+    readonly relayIntervalMs: number;
+    /** How long a voice session's record writes are retried while Redis is unreachable. */
+    readonly recordRetryMs: number;
+    /** Test hook: SIGKILL right after a record announcing this event is stored (NODE_ENV=test only). */
+    readonly crashAfterRecord: 'session_start' | 'llm_response' | 'audio_ready' | 'session_end' | undefined;
+  };
   readonly livekitTokenTtlS: number;
   readonly modelsDir: string;
   readonly openai: { readonly apiKey: string | undefined; readonly baseUrl: string | undefined };
@@ -192,6 +205,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       retryBaseMs: e.PARLEY_EVENT_RETRY_BASE_MS,
       timeoutMs: e.PARLEY_EVENT_TIMEOUT_MS,
       concurrency: e.PARLEY_EVENT_CONCURRENCY,
+      relayIntervalMs: e.PARLEY_EVENT_RELAY_INTERVAL_MS,
+      recordRetryMs: e.PARLEY_RECORD_RETRY_MS,
+      crashAfterRecord: e.NODE_ENV === 'test' ? e.PARLEY_TEST_CRASH_AFTER_RECORD : undefined,
     }),
     livekitTokenTtlS: e.PARLEY_LIVEKIT_TOKEN_TTL_S,
     modelsDir: e.MODELS_DIR,

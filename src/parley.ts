@@ -46,6 +46,7 @@ export async function openParley(
   const services = await createServices(config, store, logger, speech);
   const media = new MediaServer({ store, tokens: services.mediaTokens, supervisor: services.supervisor, logger });
   services.outbox.startWorker();
+  services.outbox.startRelay();
   services.sweeper.start();
   services.rag.start();
   const { app, areas, router } = createApp({ config, store, logger, registry, metrics, services });
@@ -75,6 +76,8 @@ export async function openParley(
     close: async () => {
       // Voice sessions end cleanly first (records and session_end events), then HTTP stops.
       await services.supervisor.drain(config.shutdownTimeoutMs);
+      // Voice records still retrying (Redis was away) get their bounded chance before Redis closes.
+      await services.recorder.drain(config.shutdownTimeoutMs);
       media.close();
       if (server !== undefined) {
         const s = server;

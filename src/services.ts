@@ -13,11 +13,14 @@ import { MediaTokens } from './realtime/websocket/media-token.js';
 import { IdleSweeper } from './sessions/idle-sweeper.js';
 import { SessionSupervisor } from './sessions/supervisor.js';
 import type { Store } from './store/store.js';
+import { createTurnRecorder, type SessionRecorder } from './turns/turn-recorder.js';
 
 /** The domain services behind the SDK API, built once per process. */
 export interface Services {
   rateLimit: TokenBucket;
   outbox: EventOutbox;
+  /** Every write of a session, a turn or a session's end, each with its event, atomically (chat, voice, sweeper). */
+  recorder: SessionRecorder;
   responder: Responder;
   chat: ChatService;
   voice: VoiceSessions;
@@ -46,6 +49,14 @@ export async function createServices(
     retryBaseMs: config.events.retryBaseMs,
     timeoutMs: config.events.timeoutMs,
     concurrency: config.events.concurrency,
+    relayIntervalMs: config.events.relayIntervalMs,
+  });
+  const recorder = createTurnRecorder({
+    store,
+    outbox,
+    logger,
+    retryWindowMs: config.events.recordRetryMs,
+    crashAfter: config.events.crashAfterRecord,
   });
   const llm = new OpenAiLlm({ apiKey: config.openai.apiKey, baseUrl: config.openai.baseUrl });
   const responder = new Responder({
@@ -73,9 +84,10 @@ export async function createServices(
     supervisor: new SessionSupervisor({ store, outbox, responder, speech, vad, rag, logger }, logger),
     rateLimit: new TokenBucket(store.redis, store.keys, config.rateLimit),
     outbox,
+    recorder,
     responder,
     rag,
-    chat: new ChatService({ store, responder, outbox, logger, rag }),
+    chat: new ChatService({ store, responder, recorder, logger, rag }),
     voice: new VoiceSessions({
       store,
       outbox,
@@ -87,7 +99,7 @@ export async function createServices(
     }),
     sweeper: new IdleSweeper({
       store,
-      outbox,
+      recorder,
       logger,
       chatIdleTimeoutMs: config.chatIdleTimeoutMs,
       intervalMs: config.sessionSweepIntervalMs,

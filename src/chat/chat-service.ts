@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
 import { AppError, ConflictError, NotFoundError } from '../errors.js';
-import type { EventOutbox } from '../events/outbox.js';
 import type { StoredAgent } from '../records/agent.js';
-import type { Responder } from '../respond/responder.js';
+import type { Answer, Responder } from '../respond/responder.js';
 import type { RagService } from '../rag/rag-service.js';
 import type { Store } from '../store/store.js';
+import type { SessionRecorder } from '../turns/turn-recorder.js';
 
 export interface ChatRequest {
   message: string;
@@ -21,22 +21,32 @@ export interface ChatReply {
 export interface ChatServiceOptions {
   store: Store;
   responder: Responder;
-  outbox: EventOutbox;
+  /** Every write of a chat turn (session, messages, counters, events) goes through it. */
+  recorder: SessionRecorder;
   logger: Logger;
   /** RAG context for agents with rag_enabled; without it context stays null. */
   rag?: RagService | undefined;
 }
 
 /**
+ * What an end user is told when the answer failed: which upstream did not answer, never how (no
+ * hostnames, ports or errno strings of the operator's network). The error record, whose id the
+ * 502 carries, keeps the detail for the operator.
+ */
+export function failedAnswerMessage(agent: StoredAgent): string {
+  return agent.mode === 'passthrough' ? "the agent's webhook did not answer" : 'the language model did not answer';
+}
+
+/**
  * POST /sdk/v1/chat: finds or starts the chat session, stores the user's message, gets the answer
- * (webhook or LLM), stores it with its timings, and queues `llm_response` (plus `session_start` for
- * a new session) without waiting for delivery.
+ * (webhook or LLM), and stores it with its timings; the turn recorder writes each record together
+ * with the event announcing it (`session_start`, `llm_response`), delivered later by the outbox.
  */
 export class ChatService {
   constructor(private readonly o: ChatServiceOptions) {}
 
   async chat(agent: StoredAgent, request: ChatRequest): Promise<ChatReply> {
-    const { store, outbox } = this.o;
+    const { recorder } = this.o;
     const started = performance.now();
     if (agent.mode === 'passthrough' && agent.webhook_url === null) {
       throw new AppError(400, 'webhook_not_configured', 'agent is in passthrough mode and has no webhook_url');
@@ -45,10 +55,7 @@ export class ChatService {
     const userId = request.user_id ?? session.user_id;
     // The user's message is stored while the answer is fetched (neither needs the other: the LLM
     // prompt reads history with or without it), and always before the answer is stored.
-    const userMessage = store.conversations.appendMessage(session.conversation_id, {
-      role: 'user',
-      text: request.message,
-    });
+    const userMessage = recorder.user(session, { text: request.message });
     userMessage.catch(() => undefined); // awaited below; this only keeps an early failure from counting as unhandled
 
     const context =
@@ -62,46 +69,45 @@ export class ChatService {
     });
     const responseMs = Math.round((performance.now() - started) * 100) / 100;
     await userMessage;
+    const turn = session.turns + 1;
     if (!answer.ok) {
       // The turn stays in the conversation as a failed answer pointing at its error record; it is
       // activity (the idle sweeper waits) but not an answered turn.
-      await Promise.all([
-        store.conversations.appendMessage(session.conversation_id, {
-          role: 'agent',
-          text: '',
-          status: 'failed',
-          error_id: answer.errorId,
-          timings: { response_ms: responseMs },
-        }),
-        store.sessions.touch(session.id),
-      ]);
-      throw new AppError(502, 'upstream_error', answer.message, {
-        ...(answer.errorId === null ? {} : { error_id: answer.errorId }),
-        session_id: session.id,
+      await recorder.answered(agent, session, {
+        channel: 'chat',
+        turn,
+        transcript: request.message,
+        text: '',
+        status: 'failed',
+        source: agent.mode === 'passthrough' ? 'webhook' : 'llm',
+        errorId: answer.errorId,
+        timings: { response_ms: responseMs },
       });
+      throw this.upstreamError(agent, answer, session.id);
     }
-    const [message] = await Promise.all([
-      store.conversations.appendMessage(session.conversation_id, {
-        role: 'agent',
-        text: answer.text,
-        timings: { response_ms: responseMs, [answer.source === 'webhook' ? 'webhook_ms' : 'llm_ms']: answer.latencyMs },
-      }),
-      store.sessions.recordTurn(session.id),
-      store.agents.bump(agent.id, { turns: 1, response_ms_sum: Math.round(responseMs), response_ms_count: 1 }),
-    ]);
-    outbox.emit(agent, 'llm_response', session.id, {
-      transcript: request.message,
-      response: answer.text,
-      source: answer.source,
-      latency_ms: answer.latencyMs,
-      message_id: message.id,
+    await recorder.answered(agent, session, {
       channel: 'chat',
+      turn,
+      transcript: request.message,
+      text: answer.text,
+      status: 'complete',
+      source: answer.source,
+      latencyMs: answer.latencyMs,
+      timings: { response_ms: responseMs, [answer.source === 'webhook' ? 'webhook_ms' : 'llm_ms']: answer.latencyMs },
     });
     return { session_id: session.id, response: answer.text, mode: agent.mode };
   }
 
+  private upstreamError(agent: StoredAgent, answer: Answer & { ok: false }, sessionId: string): AppError {
+    this.o.logger.info({ session_id: sessionId, error_id: answer.errorId, err: answer.message }, 'chat answer failed');
+    return new AppError(502, 'upstream_error', failedAnswerMessage(agent), {
+      ...(answer.errorId === null ? {} : { error_id: answer.errorId }),
+      session_id: sessionId,
+    });
+  }
+
   private async openSession(agent: StoredAgent, request: ChatRequest) {
-    const { store, outbox } = this.o;
+    const { store, recorder } = this.o;
     if (request.session_id !== undefined) {
       let session;
       try {
@@ -122,18 +128,11 @@ export class ChatService {
       }
       return session;
     }
-    const session = await store.sessions.create({
+    return recorder.started(agent, {
       agent_id: agent.id,
       type: 'chat',
       transport: 'chat',
       user_id: request.user_id ?? null,
     });
-    outbox.emit(agent, 'session_start', session.id, {
-      session_type: 'chat',
-      transport: 'chat',
-      user_id: session.user_id,
-      conversation_id: session.conversation_id,
-    });
-    return session;
   }
 }

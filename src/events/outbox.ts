@@ -7,6 +7,8 @@ import { bullConnection, closeQueue } from '../store/bullmq.js';
 import type { Store } from '../store/store.js';
 import type { AsyncEventType, EventEnvelope } from './event-types.js';
 import { outboundHeaders } from './outbound-headers.js';
+import type { OutboxEntry } from './outbox-entry.js';
+import { OutboxRelay } from './outbox-relay.js';
 import { postJson } from './outbound-post.js';
 
 export interface OutboxOptions {
@@ -20,13 +22,11 @@ export interface OutboxOptions {
   timeoutMs: number;
   /** Deliveries in flight at once. */
   concurrency: number;
+  /** How often the relay reads the transactional outbox without being woken (other instances, a crashed one). */
+  relayIntervalMs: number;
 }
 
-interface DeliveryJob {
-  envelope: EventEnvelope;
-  url: string;
-  key: string | null;
-}
+type DeliveryJob = OutboxEntry;
 
 /** SPEC §6: 3 retries after the first try. */
 const attempts = 4;
@@ -41,16 +41,26 @@ class DeliveryError extends Error {
 }
 
 /**
- * Durable outbox for asynchronous events: `emit` writes a BullMQ job (in Redis) and returns at once;
- * a worker delivers it with retries and exponential backoff; after the last failure an
- * `event_delivery_failed` error record is written. Jobs survive restarts: a new worker resumes them.
+ * Delivery of asynchronous events. Events that announce a record (session_start, llm_response,
+ * audio_ready, session_end) are written by the record's own script into the transactional outbox
+ * (see TurnRecorder) and moved here by the relay; `emit` queues an event that announces no record
+ * (context_retrieved) directly. A worker delivers each job with retries and exponential backoff;
+ * after the last failure an `event_delivery_failed` error record is written. Jobs survive
+ * restarts: a new worker resumes them.
  */
 export class EventOutbox {
   private readonly queue: Queue<DeliveryJob>;
   private worker: Worker<DeliveryJob> | undefined;
   private readonly pending = new Set<Promise<unknown>>();
+  private readonly relay: OutboxRelay;
 
   constructor(private readonly options: OutboxOptions) {
+    this.relay = new OutboxRelay({
+      store: options.store,
+      logger: options.logger,
+      enqueue: (entries) => this.enqueue(entries),
+      intervalMs: options.relayIntervalMs,
+    });
     this.queue = new Queue<DeliveryJob>('events', {
       connection: bullConnection(options.redisUrl),
       prefix: `${options.prefix}:bull`,
@@ -89,6 +99,31 @@ export class EventOutbox {
     return envelope.id;
   }
 
+  /**
+   * Adds delivery jobs for outbox entries; the event id is the job id, so adding one twice (a relay
+   * that died before removing it from the outbox) queues it once.
+   */
+  async enqueue(entries: OutboxEntry[]): Promise<void> {
+    await this.queue.addBulk(
+      entries.map((entry) => ({ name: entry.envelope.type, data: entry, opts: { jobId: entry.envelope.id } })),
+    );
+  }
+
+  /** Starts relaying the transactional outbox: at once (what a killed process left), then on writes and a timer. */
+  startRelay(): void {
+    this.relay.start();
+  }
+
+  /** A record script just wrote an outbox entry: relay it now rather than at the next tick. */
+  recorded(): void {
+    this.relay.wake();
+  }
+
+  /** Moves everything in the transactional outbox into the queue now (tests, shutdown). */
+  async relayAll(): Promise<number> {
+    return this.relay.relayAll();
+  }
+
   /** Keeps a fire-and-forget write in `pending` until it settles, so close() can wait for it. */
   private track(write: Promise<unknown>): void {
     const tracked = write.finally(() => this.pending.delete(tracked));
@@ -117,14 +152,18 @@ export class EventOutbox {
     this.worker = worker;
   }
 
-  /** Jobs not yet delivered (waiting, delayed for retry, or in flight). */
+  /** Events not yet delivered: in the transactional outbox, or queued (waiting, delayed for retry, in flight). */
   async backlog(): Promise<number> {
-    const counts = await this.queue.getJobCounts('waiting', 'delayed', 'active', 'prioritized');
-    return Object.values(counts).reduce((a, b) => a + b, 0);
+    const [counts, unrelayed] = await Promise.all([
+      this.queue.getJobCounts('waiting', 'delayed', 'active', 'prioritized'),
+      this.options.store.redis.lLen(this.options.store.keys.eventOutbox()),
+    ]);
+    return Object.values(counts).reduce((a, b) => a + b, unrelayed);
   }
 
   /** Waits for queued writes, lets in-flight deliveries finish, and disconnects. */
   async close(): Promise<void> {
+    await this.relay.close();
     await Promise.allSettled([...this.pending]);
     // Error records of deliveries that failed for the last time while the worker wound down are
     // written before the queue closes.

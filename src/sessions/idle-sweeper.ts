@@ -1,10 +1,12 @@
 import type { Logger } from 'pino';
-import type { EventOutbox } from '../events/outbox.js';
+import { NotFoundError } from '../errors.js';
 import type { Store } from '../store/store.js';
+import type { TurnRecorder } from '../turns/turn-recorder.js';
 
 export interface IdleSweeperOptions {
   store: Store;
-  outbox: EventOutbox;
+  /** Ends each session together with its `session_end`, atomically. */
+  recorder: TurnRecorder;
   logger: Logger;
   /** A chat session with no message for this long is ended (`idle_timeout`). */
   chatIdleTimeoutMs: number;
@@ -12,8 +14,9 @@ export interface IdleSweeperOptions {
 }
 
 /**
- * Ends chat sessions nobody has written to for `chatIdleTimeoutMs` and queues their `session_end`.
- * Every instance may sweep: ending is atomic and idempotent in Redis, so each session ends once.
+ * Ends chat sessions nobody has written to for `chatIdleTimeoutMs`, each with its `session_end`
+ * written in the same atomic step (the turn recorder). Every instance may sweep: ending is atomic
+ * and idempotent in Redis, so each session ends once and its event is written once.
  */
 export class IdleSweeper {
   private timer: NodeJS.Timeout | undefined;
@@ -37,30 +40,44 @@ export class IdleSweeper {
     await this.running;
   }
 
-  /** One pass; returns how many sessions it ended. */
+  /**
+   * One pass; returns how many sessions it ended. A session that cannot be ended now (Redis
+   * failing) stays active and is tried again by the next pass, event included.
+   */
   async sweep(now: number = Date.now()): Promise<number> {
-    const { store, outbox } = this.o;
+    const { store } = this.o;
     let ended = 0;
     for (;;) {
       // Chat sessions only: idle voice sessions are their session actors' to end, and must not fill the page.
       const ids = await store.sessions.idle(now - this.o.chatIdleTimeoutMs, 100, 'chat');
       let progressed = false;
       for (const id of ids) {
-        const done = await store.sessions.end(id, 'idle_timeout', now).catch(() => null);
-        if (done === null) continue;
-        progressed = true;
-        ended++;
-        const agent = await store.agents.getStored(done.agent_id).catch(() => null);
-        if (agent !== null) {
-          outbox.emit(agent, 'session_end', done.id, {
-            reason: done.end_reason,
-            duration_ms: done.duration_ms,
-            turns: done.turns,
-            session_type: done.type,
-          });
+        if (await this.end(id, now)) {
+          progressed = true;
+          ended++;
         }
       }
       if (ids.length < 100 || !progressed) return ended;
+    }
+  }
+
+  private async end(id: string, now: number): Promise<boolean> {
+    const { store, recorder, logger } = this.o;
+    try {
+      const session = await store.sessions.get(id);
+      const agent = await store.agents.getStored(session.agent_id).catch((err: unknown) => {
+        if (err instanceof NotFoundError) return null;
+        throw err;
+      });
+      // An agent deleted meanwhile has no events_url left to tell: the session just ends.
+      const done =
+        agent === null
+          ? await store.sessions.end(id, 'idle_timeout', now)
+          : await recorder.ended(agent, id, 'idle_timeout', { error: null, session_type: 'chat' });
+      return done !== null;
+    } catch (err) {
+      logger.warn({ err, session_id: id }, 'could not end an idle session; the next sweep retries');
+      return false;
     }
   }
 }

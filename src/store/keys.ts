@@ -91,6 +91,14 @@ export class Keys {
     return this.k(`{session:${sessionId}}`, 'errors');
   }
 
+  /**
+   * Transactional event outbox (list of JSON delivery jobs): written in the same script as the
+   * record an event announces, moved into the BullMQ delivery queue by the relay.
+   */
+  eventOutbox(): string {
+    return this.k('events', 'outbox');
+  }
+
   /** Token bucket of one SDK caller (`agent:<id>` or `ip:<address>`). */
   rateLimit(bucket: string): string {
     return this.k('ratelimit', bucket);

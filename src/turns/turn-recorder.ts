@@ -1,9 +1,13 @@
 import type { Logger } from 'pino';
+import type { AsyncEventType } from '../events/event-types.js';
 import type { EventOutbox } from '../events/outbox.js';
+import { outboxEntry, type OutboxEntry } from '../events/outbox-entry.js';
 import type { StoredAgent } from '../records/agent.js';
 import type { Message, MessageStatus } from '../records/conversation.js';
-import type { Session, SessionEndReason } from '../records/session.js';
+import type { Session, SessionCreate, SessionEndReason } from '../records/session.js';
+import { newMessage } from '../store/repositories/conversations.js';
 import type { Store } from '../store/store.js';
+import { SessionWrites } from './session-writes.js';
 
 /** Milliseconds per stage of a turn (stt_ms, response_ms, first_audio_ms, end_to_end_ms, …). */
 export type TurnTimings = Record<string, number>;
@@ -28,6 +32,8 @@ export interface AgentTurn {
   /** The error record of a failed answer. */
   errorId?: string | null | undefined;
   timings: TurnTimings;
+  /** How long the webhook or LLM took, sent as `latency_ms` in `llm_response` when given. */
+  latencyMs?: number | undefined;
 }
 
 /** What playback of a voice answer came to, once it ended (played out, or cut by barge-in). */
@@ -47,6 +53,17 @@ export interface PlayedTurn {
  * The one place that writes a conversation's turns for chat and voice alike: user messages, agent
  * messages (complete, interrupted, failed), their timings, the session and agent counters, and the
  * events that announce them (`llm_response`, `audio_ready`, `session_end`).
+ *
+ * Each record and the event announcing it are written in one atomic Redis step (a transactional
+ * outbox the relay moves into the delivery queue), so a process killed at any point loses neither
+ * alone. Agents without an events_url get the records and no outbox entries.
+ *
+ * Chat writes run at once and reject on failure (the HTTP request answers with the error). Writes
+ * of voice sessions never reject: they run in call order per session, are retried while Redis is
+ * unreachable (for PARLEY_RECORD_RETRY_MS after each was asked for), and are given up after that
+ * with an error log and a `record_lost` error record; the promise then resolves (`ended`: with
+ * null). A voice session may therefore fire them without awaiting; awaiting one waits at most that
+ * long.
  */
 export interface TurnRecorder {
   /** Stores the user's message. */
@@ -67,77 +84,156 @@ export interface TurnRecorder {
   ): Promise<Session | null>;
 }
 
+/** The recorder plus what the process around it needs: session creation and a bounded drain on shutdown. */
+export interface SessionRecorder extends TurnRecorder {
+  /** Creates the session (and its conversation) and its `session_start` event in one atomic step. */
+  started(agent: StoredAgent, input: SessionCreate): Promise<Session>;
+  /** Waits for voice writes still queued or retrying, at most `timeoutMs`. */
+  drain(timeoutMs: number): Promise<void>;
+}
+
 export interface TurnRecorderDeps {
   store: Store;
   outbox: EventOutbox;
   logger: Logger;
+  /** How long a voice session's writes are retried while Redis is unreachable (default 30 s). */
+  retryWindowMs?: number | undefined;
+  /** Test hook: SIGKILL this process right after storing a record announced by this event. */
+  crashAfter?: AsyncEventType | undefined;
 }
 
-/**
- * First cut over the existing repositories (not yet atomic with the events it queues): the
- * transactional outbox replaces its internals, callers keep this interface.
- */
-export function createTurnRecorder({ store, outbox }: TurnRecorderDeps): TurnRecorder {
+const defaultRetryWindowMs = 30_000;
+
+export function createTurnRecorder(deps: TurnRecorderDeps): SessionRecorder {
+  const { store, outbox, logger } = deps;
+  const writes = new SessionWrites({
+    logger,
+    windowMs: deps.retryWindowMs ?? defaultRetryWindowMs,
+    onGiveUp: async (sessionId, what, err) => {
+      try {
+        const agentId = await store.sessions.get(sessionId).then((s) => s.agent_id);
+        await store.errors.record({
+          type: 'record_lost',
+          message: `a voice session's ${what} record could not be stored: ${err instanceof Error ? err.message : String(err)}`,
+          agent_id: agentId,
+          session_id: sessionId,
+          details: { write: what },
+        });
+      } catch (recordErr) {
+        logger.error({ err: recordErr, session_id: sessionId, write: what }, 'could not write record_lost error record');
+      }
+    },
+  });
+
+  /** After a record and its outbox entry are stored: the crash hook, then an immediate relay. */
+  const stored = (event: OutboxEntry | null): void => {
+    if (event === null) return;
+    if (deps.crashAfter === event.envelope.type) process.kill(process.pid, 'SIGKILL');
+    outbox.recorded();
+  };
+
+  /** Chat writes run now and may reject; voice writes are queued per session, retried, and never reject. */
+  function write<T>(session: { id: string; type: 'chat' | 'voice' }, what: string, run: () => Promise<T>) {
+    return session.type === 'voice' ? writes.run(session.id, what, run) : run();
+  }
+
   return {
+    async started(agent, input) {
+      let event: OutboxEntry | null = null;
+      const session = await store.sessions.create(input, Date.now(), (s) => {
+        event = outboxEntry(agent, 'session_start', s.id, {
+          session_type: s.type,
+          transport: s.transport,
+          user_id: s.user_id,
+          conversation_id: s.conversation_id,
+          ...(s.room === null ? {} : { room: s.room }),
+        });
+        return event;
+      });
+      stored(event);
+      return session;
+    },
+
     async user(session, turn) {
-      await store.conversations.appendMessage(session.conversation_id, {
+      const message = newMessage(session.conversation_id, {
         role: 'user',
         text: turn.text,
         timings: turn.timings ?? null,
       });
+      await write(session, 'user message', () => store.conversations.record(session, message, { activity: 'touch' }));
     },
 
     async answered(agent, session, turn) {
-      const message = await store.conversations.appendMessage(session.conversation_id, {
+      const message = newMessage(session.conversation_id, {
         role: 'agent',
         text: turn.text,
         status: turn.status,
         timings: turn.timings,
         error_id: turn.errorId ?? null,
       });
-      if (turn.status === 'failed' || turn.source === 'greeting') {
-        await store.sessions.touch(session.id);
-        return message;
-      }
+      const counted = turn.status !== 'failed' && turn.source !== 'greeting';
+      const event = !counted
+        ? null
+        : outboxEntry(agent, 'llm_response', session.id, {
+            transcript: turn.transcript,
+            response: turn.text,
+            source: turn.source,
+            message_id: message.id,
+            channel: turn.channel,
+            turn: turn.turn,
+            interrupted: turn.status === 'interrupted',
+            timings: turn.timings,
+            ...(turn.latencyMs === undefined ? {} : { latency_ms: turn.latencyMs }),
+          });
       const responseMs = turn.timings['end_to_end_ms'] ?? turn.timings['response_ms'] ?? 0;
-      await Promise.all([
-        store.sessions.recordTurn(session.id),
-        store.agents.bump(agent.id, { turns: 1, response_ms_sum: Math.round(responseMs), response_ms_count: 1 }),
-      ]);
-      outbox.emit(agent, 'llm_response', session.id, {
-        transcript: turn.transcript,
-        response: turn.text,
-        source: turn.source,
-        message_id: message.id,
-        channel: turn.channel,
-        interrupted: turn.status === 'interrupted',
-        timings: turn.timings,
+      await write(session, 'agent message', async () => {
+        await store.conversations.record(session, message, {
+          activity: counted ? 'turn' : 'touch',
+          responseMs,
+          event,
+        });
+        stored(event);
       });
       return message;
     },
 
     async played(agent, session, messageId, played) {
-      outbox.emit(agent, 'audio_ready', session.id, {
+      const event = outboxEntry(agent, 'audio_ready', session.id, {
         message_id: messageId,
         turn: played.turn,
         interrupted: played.interrupted,
+        spoken_text: played.spokenText,
         duration_ms: Math.round(played.durationMs),
         first_audio_ms: played.timings['first_audio_ms'] ?? null,
       });
-      if (played.interrupted) await store.agents.bump(agent.id, { interrupted_turns: 1 });
+      await write(session, 'playback', async () => {
+        const found = await store.conversations.recordPlayback(session, messageId, {
+          status: played.interrupted ? 'interrupted' : 'complete',
+          text: played.spokenText,
+          timings: played.timings,
+          event,
+        });
+        if (!found) logger.warn({ session_id: session.id, message_id: messageId }, 'played: no such agent message');
+        else stored(event);
+      });
     },
 
     async ended(agent, sessionId, reason, data) {
-      const ended = await store.sessions.end(sessionId, reason);
-      if (ended === null) return null;
-      outbox.emit(agent, 'session_end', ended.id, {
+      const event = outboxEntry(agent, 'session_end', sessionId, {
         reason,
         error: data.error,
-        duration_ms: ended.duration_ms,
-        turns: ended.turns,
+        duration_ms: null, // filled in by the script that ends the session
+        turns: null,
         session_type: data.session_type,
       });
-      return ended;
+      const ended = await write({ id: sessionId, type: data.session_type }, 'session end', async () => {
+        const session = await store.sessions.end(sessionId, reason, Date.now(), event);
+        if (session !== null) stored(event);
+        return session;
+      });
+      return ended ?? null;
     },
+
+    drain: (timeoutMs) => writes.drain(timeoutMs),
   };
 }

@@ -1,7 +1,15 @@
 import { isoNow } from '../../clock.js';
+import { entryArg, type OutboxEntry } from '../../events/outbox-entry.js';
 import { AppError, NotFoundError, ValidationError } from '../../errors.js';
 import { newId } from '../../ids.js';
-import type { Conversation, ConversationWithMessages, Message, MessageCreate } from '../../records/conversation.js';
+import type {
+  Conversation,
+  ConversationWithMessages,
+  Message,
+  MessageCreate,
+  MessageStatus,
+} from '../../records/conversation.js';
+import type { Session } from '../../records/session.js';
 import { int, loadHashes, text, textOrNull, type Hash } from '../hashes.js';
 import { BoundedCache } from '../bounded-cache.js';
 import type { Keys } from '../keys.js';
@@ -9,7 +17,28 @@ import { decodeCursor, matchesFields, pageByScore, type Page, type PageQuery } f
 import type { Redis } from '../redis.js';
 import { Script } from '../scripts.js';
 
-const appendMessage = new Script('append_message');
+const recordMessage = new Script('record_message');
+const recordPlayback = new Script('record_playback');
+
+/** What storing a message does to its session beside it: nothing, last activity now, or a counted turn. */
+export type SessionActivity = 'none' | 'touch' | 'turn';
+
+/** The session-side effects of `record`, written in the same step as the message. */
+export interface MessageEffects {
+  activity: SessionActivity;
+  /** Added to the agent's response_ms_sum with a turn. */
+  responseMs?: number | undefined;
+  /** The event announcing the message, written into the outbox with it. */
+  event?: OutboxEntry | null | undefined;
+}
+
+/** A voice answer's playback outcome, for `recordPlayback`. */
+export interface PlaybackOutcome {
+  status: MessageStatus;
+  text: string;
+  timings: Record<string, number>;
+  event?: OutboxEntry | null | undefined;
+}
 
 export interface ConversationFilter {
   agent_id?: string | undefined;
@@ -110,35 +139,83 @@ export class ConversationRepository {
    * messages_agent counter change with it, atomically. 404 when the conversation does not exist.
    */
   async appendMessage(conversationId: string, input: MessageCreate, now: number = Date.now()): Promise<Message> {
-    now = Math.round(now);
-    // A conversation's agent never changes; cached, it costs no round trip after the first message.
+    const agentId = await this.agentOfConversation(conversationId);
+    const message = newMessage(conversationId, input, Math.round(now));
+    await this.write(message, { agentId, sessionId: null, type: 'chat' }, { activity: 'none' });
+    return message;
+  }
+
+  /**
+   * Stores a message of the session's conversation (built by the caller, so its id is known
+   * before the write) together with the session's activity, the agent's counters and the event
+   * announcing it, in one atomic step. Writing a message that is already stored changes nothing,
+   * so a retried write is safe. 404 when the conversation does not exist.
+   */
+  async record(session: Session, message: Message, effects: MessageEffects): Promise<void> {
+    await this.write(message, { agentId: session.agent_id, sessionId: session.id, type: session.type }, effects);
+  }
+
+  /**
+   * A voice answer's playback ended: the stored message gets its final status, spoken text and
+   * completed timings, an interruption counts in the agent's stats, and `audio_ready` goes into
+   * the outbox, atomically. False when the message is not among the conversation's newest ones.
+   */
+  async recordPlayback(session: Session, messageId: string, outcome: PlaybackOutcome): Promise<boolean> {
+    const reply = await recordPlayback.run(
+      this.redis,
+      [this.keys.conversationMessages(session.conversation_id), this.keys.agentStats(session.agent_id), this.keys.eventOutbox()],
+      [messageId, outcome.status, outcome.text, JSON.stringify(outcome.timings), Date.now(), entryArg(outcome.event ?? null)],
+    );
+    return reply !== 'missing';
+  }
+
+  private async write(
+    message: Message,
+    owner: { agentId: string; sessionId: string | null; type: Session['type'] },
+    effects: MessageEffects,
+  ): Promise<void> {
+    const k = this.keys;
+    const now = Date.parse(message.created_at);
+    // With no session (a bare append), the session keys are placeholders the script leaves alone.
+    const sessionId = owner.sessionId ?? '';
+    const reply = await recordMessage.run(
+      this.redis,
+      [
+        k.conversation(message.conversation_id),
+        k.conversationMessages(message.conversation_id),
+        k.agentStats(owner.agentId),
+        k.session(sessionId),
+        k.sessionsActive(),
+        k.agentActiveSessions(owner.agentId),
+        k.sessionStats(),
+        k.sessionsActiveOfType(owner.type),
+        k.eventOutbox(),
+      ],
+      [
+        JSON.stringify(message),
+        message.id,
+        message.role,
+        now,
+        message.created_at,
+        owner.sessionId === null ? 'none' : effects.activity,
+        Math.round(effects.responseMs ?? 0),
+        entryArg(effects.event ?? null),
+        message.role === 'agent' && message.status === 'interrupted' ? '1' : '0',
+      ],
+    );
+    if (reply === 'missing') throw new NotFoundError('conversation', message.conversation_id);
+    if (reply !== 'ok' && reply !== 'duplicate')
+      throw new AppError(500, 'internal_error', `record_message replied ${String(reply)}`);
+  }
+
+  /** A conversation's agent never changes; cached, it costs no round trip after the first message. */
+  private async agentOfConversation(conversationId: string): Promise<string> {
     const agentId = await this.agentOf.getOrLoad(
       conversationId,
       async () => (await this.redis.hGet(this.keys.conversation(conversationId), 'agent_id')) ?? undefined,
     );
     if (agentId === undefined) throw new NotFoundError('conversation', conversationId);
-    const message: Message = {
-      id: newId('message', now),
-      conversation_id: conversationId,
-      role: input.role,
-      text: input.text,
-      status: input.status ?? 'complete',
-      created_at: isoNow(now),
-      timings: input.timings ?? null,
-      error_id: input.error_id ?? null,
-    };
-    const reply = await appendMessage.run(
-      this.redis,
-      [
-        this.keys.conversation(conversationId),
-        this.keys.conversationMessages(conversationId),
-        this.keys.agentStats(agentId),
-      ],
-      [JSON.stringify(message), message.role, now, message.created_at],
-    );
-    if (reply === 'missing') throw new NotFoundError('conversation', conversationId);
-    if (reply !== 'ok') throw new AppError(500, 'internal_error', `append_message replied ${String(reply)}`);
-    return message;
+    return agentId;
   }
 
   /** The last `n` messages, oldest first (history for the language model). */
@@ -166,4 +243,19 @@ export class ConversationRepository {
       (query.from === undefined || created >= query.from) && (query.to === undefined || created <= query.to);
     return { data: inRange && keep(conversation) ? [conversation] : [], next_cursor: null };
   }
+}
+
+/** A message as stored, its id and timestamp made now (so a retried write stores the same one). */
+export function newMessage(conversationId: string, input: MessageCreate, now: number = Date.now()): Message {
+  now = Math.round(now);
+  return {
+    id: newId('message', now),
+    conversation_id: conversationId,
+    role: input.role,
+    text: input.text,
+    status: input.status ?? 'complete',
+    created_at: isoNow(now),
+    timings: input.timings ?? null,
+    error_id: input.error_id ?? null,
+  };
 }

@@ -1,4 +1,5 @@
 import { isoNow } from '../../clock.js';
+import { entryArg, type OutboxEntry } from '../../events/outbox-entry.js';
 import { AppError, ConflictError, NotFoundError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import {
@@ -77,8 +78,16 @@ export class SessionRepository {
     private readonly agents: AgentRepository,
   ) {}
 
-  /** Creates the session and its conversation atomically; 404 when the agent does not exist. */
-  async create(input: SessionCreate, now: number = Date.now()): Promise<Session> {
+  /**
+   * Creates the session and its conversation atomically; 404 when the agent does not exist. With
+   * `announce`, the entry it returns for the new session (its `session_start`) is written into the
+   * event outbox in the same step.
+   */
+  async create(
+    input: SessionCreate,
+    now: number = Date.now(),
+    announce?: (session: Session) => OutboxEntry | null,
+  ): Promise<Session> {
     now = Math.round(now);
     const ts = isoNow(now);
     const session: Session = {
@@ -124,12 +133,14 @@ export class SessionRepository {
         k.sessionStats(),
         k.agentStats(session.agent_id),
         k.sessionsActiveOfType(session.type),
+        k.eventOutbox(),
       ],
       [
         session.id,
         session.conversation_id,
         now,
         session.type,
+        entryArg(announce?.(session) ?? null),
         sessionFields.length,
         ...sessionFields,
         ...conversationFields,
@@ -184,9 +195,15 @@ export class SessionRepository {
   /**
    * Ends an active session: ended_at, end_reason, duration_ms, out of the active sets, counted in the
    * stats. Returns the ended session, or null when it had already ended (two instances racing end it
-   * once). 404 when it does not exist.
+   * once). 404 when it does not exist. With `event` (a `session_end` entry), it is written into the
+   * event outbox in the same step, its data completed with duration_ms and turns.
    */
-  async end(id: string, reason: SessionEndReason, now: number = Date.now()): Promise<Session | null> {
+  async end(
+    id: string,
+    reason: SessionEndReason,
+    now: number = Date.now(),
+    event: OutboxEntry | null = null,
+  ): Promise<Session | null> {
     now = Math.round(now);
     const { agentId, type } = await this.owner(id);
     const reply = await endSession.run(
@@ -197,8 +214,9 @@ export class SessionRepository {
         this.keys.agentActiveSessions(agentId),
         this.keys.sessionStats(),
         this.keys.sessionsActiveOfType(type),
+        this.keys.eventOutbox(),
       ],
-      [id, now, isoNow(now), reason],
+      [id, now, isoNow(now), reason, entryArg(event)],
     );
     if (reply === 'ended') return null;
     if (reply === 'missing') throw new NotFoundError('session', id);

@@ -1,8 +1,11 @@
 -- Ends an active session once: sets ended_at, end_reason and duration_ms, removes it from the
--- active sets and counts it. A second call (another instance racing) changes nothing.
+-- active sets and counts it; with an outbox entry, its `session_end` event is written in the same
+-- step, its data completed with the session's duration_ms and turns. A second call (another
+-- instance racing, or a retried write) changes nothing.
 -- KEYS[1] session hash   KEYS[2] active sessions (zset)   KEYS[3] agent's active sessions (zset)
--- KEYS[4] session stats hash   KEYS[5] active of the session's type (zset)
+-- KEYS[4] session stats hash   KEYS[5] active of the session's type (zset)   KEYS[6] event outbox (list)
 -- ARGV[1] session id   ARGV[2] now (Unix ms)   ARGV[3] now (ISO 8601)   ARGV[4] end reason
+-- ARGV[5] outbox entry JSON ({envelope: {data: {...}}, ...}), '' for none
 -- Reply: the session hash (HGETALL) when this call ended it | 'missing' | 'ended'
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return 'missing' end
@@ -16,4 +19,10 @@ redis.call('ZREM', KEYS[5], ARGV[1])
 redis.call('HINCRBY', KEYS[4], 'ended', 1)
 redis.call('HINCRBY', KEYS[4], 'duration_ms_sum', duration)
 redis.call('HINCRBY', KEYS[4], 'end:' .. ARGV[4], 1)
+if ARGV[5] ~= '' then
+  local entry = cjson.decode(ARGV[5])
+  entry.envelope.data.duration_ms = duration
+  entry.envelope.data.turns = tonumber(redis.call('HGET', KEYS[1], 'turns') or '0')
+  redis.call('RPUSH', KEYS[6], cjson.encode(entry))
+end
 return redis.call('HGETALL', KEYS[1])

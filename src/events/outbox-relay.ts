@@ -1,0 +1,109 @@
+import type { Logger } from 'pino';
+import type { Store } from '../store/store.js';
+import type { OutboxEntry } from './outbox-entry.js';
+
+export interface OutboxRelayOptions {
+  store: Store;
+  logger: Logger;
+  /** Adds delivery jobs, one per entry, with the event id as job id (a second add of an id is a no-op). */
+  enqueue: (entries: OutboxEntry[]) => Promise<void>;
+  /** How often the outbox is read when nothing in this process woke the relay (other instances, a crashed one). */
+  intervalMs: number;
+  /** Entries moved per pass. */
+  batch?: number;
+}
+
+/**
+ * Moves events from the transactional outbox (a Redis list the record scripts append to) into the
+ * BullMQ delivery queue. An entry leaves the outbox only after its job exists, and the job id is
+ * the event id, so a relay killed between the two steps, or two instances relaying the same entry,
+ * queue it once (at worst, once more after its job was completed and removed: at-least-once).
+ * Runs at start (picking up what a killed process left), when woken by a write in this process,
+ * and every `intervalMs`.
+ */
+export class OutboxRelay {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private closed = false;
+  private failing = false;
+
+  constructor(private readonly o: OutboxRelayOptions) {}
+
+  start(): void {
+    if (this.timer !== undefined || this.closed) return;
+    this.timer = setInterval(() => this.wake(), this.o.intervalMs);
+    this.timer.unref();
+    this.wake();
+  }
+
+  /** Runs a pass now (or right after the one in progress). */
+  wake(): void {
+    if (this.closed || this.timer === undefined) return;
+    if (this.running !== undefined) {
+      this.again = true;
+      return;
+    }
+    this.running = this.drain().finally(() => {
+      this.running = undefined;
+      if (this.again) {
+        this.again = false;
+        this.wake();
+      }
+    });
+  }
+
+  /**
+   * Stops the relay after the pass in progress and one last pass (for entries written meanwhile);
+   * what it cannot move (Redis down) stays in the outbox for the next start.
+   */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.timer);
+    await this.running;
+    if (this.timer !== undefined) await this.drain();
+  }
+
+  /** Relays until the outbox is empty; returns how many entries it moved. */
+  async relayAll(): Promise<number> {
+    let moved = 0;
+    for (;;) {
+      const n = await this.relayBatch();
+      moved += n;
+      if (n === 0) return moved;
+    }
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      await this.relayAll();
+      if (this.failing) this.o.logger.info('event outbox relay resumed');
+      this.failing = false;
+    } catch (err) {
+      // Entries stay in the outbox; the next pass (timer or wake) tries again.
+      if (!this.failing) this.o.logger.warn({ err }, 'event outbox relay failed; retrying');
+      this.failing = true;
+    }
+  }
+
+  private async relayBatch(): Promise<number> {
+    const { redis, keys } = this.o.store;
+    const raw = await redis.lRange(keys.eventOutbox(), 0, (this.o.batch ?? 100) - 1);
+    if (raw.length === 0) return 0;
+    const entries: OutboxEntry[] = [];
+    for (const text of raw) {
+      try {
+        entries.push(JSON.parse(text) as OutboxEntry);
+      } catch (err) {
+        this.o.logger.error({ err, entry: text.slice(0, 200) }, 'unreadable event outbox entry dropped');
+      }
+    }
+    if (entries.length > 0) await this.o.enqueue(entries);
+    // Only now, with every job in place, do the entries leave the outbox (each the first equal one).
+    const multi = redis.multi();
+    for (const text of raw) multi.lRem(keys.eventOutbox(), 1, text);
+    await multi.exec();
+    return raw.length;
+  }
+}
