@@ -182,7 +182,11 @@ describe('LLM failures → 502 upstream_error with an error record', () => {
     const agent = await createAgent({}, on);
     const res = await chat({ agent_token: agent.agent_token, message: 'fail please' }, on);
     expect(res.status).toBe(502);
-    expect(res.body.error).toMatchObject({ code: 'upstream_error', request_id: expect.any(String) });
+    expect(res.body.error).toMatchObject({
+      code: 'upstream_error',
+      message: 'the language model did not answer',
+      request_id: expect.any(String),
+    });
     const { error_id: errorId, session_id: sessionId } = res.body.error.details as {
       error_id: string;
       session_id: string;
@@ -234,6 +238,17 @@ describe('LLM failures → 502 upstream_error with an error record', () => {
       await expectLlmFailure(impatient, { type: 'llm_timeout', status_code: null, minLatencyMs: 250 });
     } finally {
       await impatient.close();
+    }
+  });
+
+  it('an LLM server nobody listens at (127.0.0.1:9): a generic 502, the detail in the error record', async () => {
+    const unreachable = await startParley(redis, { ...llmEnv(), OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' });
+    try {
+      await expectLlmFailure(unreachable, { type: 'llm_error', status_code: null });
+      const [record] = (await unreachable.request('GET', '/admin/v1/errors?type=llm_error')).body.data;
+      expect(record.message).toMatch(/language model call failed/);
+    } finally {
+      await unreachable.close();
     }
   });
 

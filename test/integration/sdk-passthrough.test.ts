@@ -254,6 +254,25 @@ describe('webhook failures → 502 upstream_error with an error record', () => {
     );
   });
 
+  // Issue 8: end users never learn the operator's network; the error record keeps the detail.
+  for (const [what, url, detail] of [
+    ['a refused connection (127.0.0.1:9)', 'http://127.0.0.1:9/hook', /ECONNREFUSED|127\.0\.0\.1/],
+    ['a host that does not resolve', 'http://parley-no-such-host.invalid/hook', /ENOTFOUND|EAI_AGAIN|parley-no-such-host/],
+  ] as const) {
+    it(`${what}: the 502 says the webhook did not answer, the error record says why`, async () => {
+      const agent = await createAgent({ webhook_url: url });
+      const res = await chat({ agent_token: agent.agent_token, message: 'anyone there?' });
+      expect(res.status).toBe(502);
+      expect(res.body.error.message).toBe("the agent's webhook did not answer");
+      const body = JSON.stringify(res.body);
+      for (const leak of ['127.0.0.1', ':9', 'ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'invalid', 'getaddrinfo'])
+        expect(body).not.toContain(leak);
+      const record = await p.request('GET', `/admin/v1/errors/${res.body.error.details.error_id}`);
+      expect(record.body).toMatchObject({ type: 'webhook_network_error', details: { webhook_url: url } });
+      expect(record.body.message).toMatch(detail);
+    });
+  }
+
   it('a redirect is not followed: it is a non-2xx answer', async () => {
     webhook.respond = () => ({ status: 302, headers: { Location: `${webhook.url}/elsewhere` } });
     await expectUpstreamFailure(await createAgent(), { type: 'webhook_http_error', status_code: 302 });
