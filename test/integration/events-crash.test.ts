@@ -1,0 +1,133 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createClient } from 'redis';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { OutboxEntry } from '../../src/events/outbox-entry.js';
+import { projectRoot } from '../../src/paths.js';
+import { HttpReceiver } from '../support/http-receiver.js';
+import { startParley, testAdminKey } from '../support/parley.js';
+import { freePort, TestRedis } from '../support/redis-server.js';
+
+/**
+ * Issue 8: at-least-once across kill -9 between storing a record and queueing its event. A real
+ * Parley process (src/main.ts) with the test hook PARLEY_TEST_CRASH_AFTER_RECORD kills itself with
+ * SIGKILL right after the atomic write of the record and its outbox entry, before the relay ran;
+ * the next Parley on the same Redis delivers the event to a real receiver, with the same id.
+ */
+
+let redis: TestRedis;
+let events: HttpReceiver;
+let webhook: HttpReceiver;
+const children: ChildProcess[] = [];
+let client: ReturnType<typeof createClient>;
+
+beforeAll(async () => {
+  redis = await TestRedis.start();
+  client = createClient({ url: redis.url });
+  await client.connect();
+  events = await HttpReceiver.start(() => ({ status: 204 }));
+  webhook = await HttpReceiver.start(() => ({ body: { response: 'stored, then killed' } }));
+});
+afterAll(async () => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  client?.destroy();
+  await events?.close();
+  await webhook?.close();
+  await redis?.close();
+});
+beforeEach(async () => {
+  await redis.flush();
+  events.requests.length = 0;
+});
+
+/** `node --import tsx src/main.ts` on the test's Redis; resolves once it listens. */
+async function startMain(crashAfter: string): Promise<{ url: string; exited: Promise<NodeJS.Signals | null> }> {
+  const port = await freePort();
+  const base = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('PARLEY_') && name !== 'REDIS_URL'),
+  );
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: projectRoot,
+    env: {
+      ...base,
+      NODE_ENV: 'test',
+      PORT: String(port),
+      PARLEY_HOST: '127.0.0.1',
+      PARLEY_LOG_LEVEL: 'info',
+      PARLEY_ADMIN_API_KEY: testAdminKey,
+      REDIS_URL: redis.url,
+      MODELS_DIR: process.env['MODELS_DIR'] ?? '../shared/models',
+      PARLEY_TEST_CRASH_AFTER_RECORD: crashAfter,
+      // Without a wake from a write, the relay would not look again before the kill.
+      PARLEY_EVENT_RELAY_INTERVAL_MS: '600000',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let out = '';
+  child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('close', (_code, signal) => resolve(signal)));
+  const deadline = Date.now() + 30_000;
+  while (!out.includes('Parley listening on')) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`parley exited:\n${out}`);
+    if (Date.now() > deadline) throw new Error(`parley did not start:\n${out}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return { url: `http://127.0.0.1:${port}`, exited };
+}
+
+async function outbox(): Promise<OutboxEntry[]> {
+  const raw = await client.lRange('parley:events:outbox', 0, -1);
+  return raw.map((e) => JSON.parse(e) as OutboxEntry);
+}
+
+describe('kill -9 between the store and the queue', () => {
+  for (const type of ['session_start', 'llm_response'] as const) {
+    it(`${type}: written with its record, delivered by the next process with the same id`, async () => {
+      const main = await startMain(type);
+      const created = await fetch(`${main.url}/admin/v1/agents`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-API-Key': testAdminKey },
+        body: JSON.stringify({
+          name: 'Crashing',
+          mode: 'passthrough',
+          webhook_url: `${webhook.url}/hook`,
+          events_url: `${events.url}/events`,
+        }),
+      });
+      expect(created.status).toBe(201);
+      const agent = (await created.json()) as { id: string; agent_token: string };
+      const chat = fetch(`${main.url}/sdk/v1/chat`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ agent_token: agent.agent_token, message: 'hello' }),
+      });
+      await expect(chat).rejects.toThrow(); // the process died mid-request
+      expect(await main.exited).toBe('SIGKILL');
+
+      // The record and its event are both in Redis; the event never reached the delivery queue.
+      const left = (await outbox()).filter((e) => e.envelope.type === type);
+      expect(left).toHaveLength(1);
+      const eventId = left[0]!.envelope.id;
+      const sessionId = left[0]!.envelope.session_id;
+      expect(await client.exists(`parley:bull:events:${eventId}`)).toBe(0);
+      expect(await client.hGet(`parley:{session:${sessionId}}`, 'status')).toBe('active');
+
+      const next = await startParley(redis);
+      try {
+        await events.until(() => events.requests.some((r) => r.headers['x-parley-event-id'] === eventId), 15_000);
+        const delivered = events.requests.find((r) => r.headers['x-parley-event-id'] === eventId)!;
+        expect(delivered.json).toMatchObject({ id: eventId, type, session_id: sessionId, agent_id: agent.id });
+        if (type === 'llm_response') {
+          expect(delivered.json).toMatchObject({ data: { response: 'stored, then killed', channel: 'chat' } });
+          const conversation = await next.request('GET', `/admin/v1/conversations?session_id=${sessionId}`);
+          const full = await next.request('GET', `/admin/v1/conversations/${conversation.body.data[0].id}`);
+          expect(full.body.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'agent']);
+        }
+        expect(await outbox()).toEqual([]);
+      } finally {
+        await next.close();
+      }
+    }, 60_000);
+  }
+});
