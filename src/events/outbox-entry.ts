@@ -28,7 +28,14 @@ export function outboxEntry(
 ): OutboxEntry | null {
   if (agent.events_url === null) return null;
   return {
-    envelope: { id: newId('event', now), type, session_id: sessionId, agent_id: agent.id, timestamp: isoNow(now), data },
+    envelope: {
+      id: newId('event', now),
+      type,
+      session_id: sessionId,
+      agent_id: agent.id,
+      timestamp: isoNow(now),
+      data,
+    },
     url: agent.events_url,
     key: agent.webhook_api_key,
   };

@@ -70,7 +70,8 @@ export class SessionWrites {
           await this.o.onGiveUp(sessionId, what, err);
           return undefined;
         }
-        if (attempt === 1) this.o.logger.warn({ err, session_id: sessionId, write: what }, 'session record write failed; retrying');
+        if (attempt === 1)
+          this.o.logger.warn({ err, session_id: sessionId, write: what }, 'session record write failed; retrying');
         await new Promise((resolve) => setTimeout(resolve, Math.min(delay, left)));
         delay = Math.min(delay * 2, this.o.maxDelayMs ?? 2_000);
       }

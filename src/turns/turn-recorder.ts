@@ -120,7 +120,10 @@ export function createTurnRecorder(deps: TurnRecorderDeps): SessionRecorder {
           details: { write: what },
         });
       } catch (recordErr) {
-        logger.error({ err: recordErr, session_id: sessionId, write: what }, 'could not write record_lost error record');
+        logger.error(
+          { err: recordErr, session_id: sessionId, write: what },
+          'could not write record_lost error record',
+        );
       }
     },
   });

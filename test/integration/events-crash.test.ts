@@ -66,7 +66,9 @@ async function startMain(crashAfter: string): Promise<{ url: string; exited: Pro
   let out = '';
   child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('close', (_code, signal) => resolve(signal)));
+  const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+    child.once('close', (_code, signal) => resolve(signal)),
+  );
   const deadline = Date.now() + 30_000;
   while (!out.includes('Parley listening on')) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`parley exited:\n${out}`);

@@ -257,7 +257,11 @@ describe('webhook failures → 502 upstream_error with an error record', () => {
   // Issue 8: end users never learn the operator's network; the error record keeps the detail.
   for (const [what, url, detail] of [
     ['a refused connection (127.0.0.1:9)', 'http://127.0.0.1:9/hook', /ECONNREFUSED|127\.0\.0\.1/],
-    ['a host that does not resolve', 'http://parley-no-such-host.invalid/hook', /ENOTFOUND|EAI_AGAIN|parley-no-such-host/],
+    [
+      'a host that does not resolve',
+      'http://parley-no-such-host.invalid/hook',
+      /ENOTFOUND|EAI_AGAIN|parley-no-such-host/,
+    ],
   ] as const) {
     it(`${what}: the 502 says the webhook did not answer, the error record says why`, async () => {
       const agent = await createAgent({ webhook_url: url });

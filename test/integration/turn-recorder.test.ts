@@ -250,7 +250,11 @@ describe('voice turns', () => {
       timings: { first_audio_ms: 30 },
     });
     const [stored] = await messages(session);
-    expect(stored).toMatchObject({ status: 'complete', text: 'Hello.', timings: { response_ms: 10, first_audio_ms: 30 } });
+    expect(stored).toMatchObject({
+      status: 'complete',
+      text: 'Hello.',
+      timings: { response_ms: 10, first_audio_ms: 30 },
+    });
     expect(await p.parley.store.agents.stats(a.id)).toMatchObject({ interrupted_turns: 0 });
   });
 

@@ -163,8 +163,19 @@ export class ConversationRepository {
   async recordPlayback(session: Session, messageId: string, outcome: PlaybackOutcome): Promise<boolean> {
     const reply = await recordPlayback.run(
       this.redis,
-      [this.keys.conversationMessages(session.conversation_id), this.keys.agentStats(session.agent_id), this.keys.eventOutbox()],
-      [messageId, outcome.status, outcome.text, JSON.stringify(outcome.timings), Date.now(), entryArg(outcome.event ?? null)],
+      [
+        this.keys.conversationMessages(session.conversation_id),
+        this.keys.agentStats(session.agent_id),
+        this.keys.eventOutbox(),
+      ],
+      [
+        messageId,
+        outcome.status,
+        outcome.text,
+        JSON.stringify(outcome.timings),
+        Date.now(),
+        entryArg(outcome.event ?? null),
+      ],
     );
     return reply !== 'missing';
   }
