@@ -156,7 +156,7 @@ describe('chat turns', () => {
       source: 'llm',
       timings: {},
     });
-    expect(await recorder.ended(a, session.id, 'client_ended', { error: null, session_type: 'chat' })).not.toBeNull();
+    expect(await recorder.ended(a, session.id, 'client_hangup', { error: null, session_type: 'chat' })).not.toBeNull();
     expect(await messages(session)).toHaveLength(1);
     expect(await outbox()).toEqual([]);
     expect(await p.parley.services.outbox.backlog()).toBe(0);
@@ -271,14 +271,14 @@ describe('voice turns', () => {
       timings: {},
     });
     const [first, second] = await Promise.all([
-      recorder.ended(a, session.id, 'client_ended', { error: null, session_type: 'voice' }),
+      recorder.ended(a, session.id, 'client_hangup', { error: null, session_type: 'voice' }),
       recorder.ended(a, session.id, 'error', { error: 'late', session_type: 'voice' }),
     ]);
-    expect(first).toMatchObject({ id: session.id, status: 'ended', end_reason: 'client_ended', turns: 1 });
+    expect(first).toMatchObject({ id: session.id, status: 'ended', end_reason: 'client_hangup', turns: 1 });
     expect(second).toBeNull();
     await allDelivered();
     expect(delivered('session_end')).toEqual([
-      { reason: 'client_ended', error: null, duration_ms: first!.duration_ms, turns: 1, session_type: 'voice' },
+      { reason: 'client_hangup', error: null, duration_ms: first!.duration_ms, turns: 1, session_type: 'voice' },
     ]);
   });
 });
@@ -356,7 +356,7 @@ describe('voice records during a Redis outage', () => {
     try {
       await expect(impatient.user(session, { text: 'lost' })).resolves.toBeUndefined();
       await expect(
-        impatient.ended(a, session.id, 'client_ended', { error: null, session_type: 'voice' }),
+        impatient.ended(a, session.id, 'client_hangup', { error: null, session_type: 'voice' }),
       ).resolves.toBeNull();
     } finally {
       await redis.startServer();
