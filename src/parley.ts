@@ -47,6 +47,8 @@ export async function openParley(
   const media = new MediaServer({ store, tokens: services.mediaTokens, supervisor: services.supervisor, logger });
   services.outbox.startWorker();
   services.sweeper.start();
+  services.supervisor.start();
+  services.reaper.start();
   services.rag.start();
   const { app, areas, router } = createApp({ config, store, logger, registry, metrics, services });
   let server: Server | undefined;
@@ -84,6 +86,7 @@ export async function openParley(
         });
       }
       metrics.stop();
+      await services.reaper.stop();
       await services.sweeper.stop();
       await services.rag.close();
       await services.outbox.close();

@@ -11,8 +11,11 @@ import { SileroVad } from './pipeline/vad/silero-vad.js';
 import type { SpeechProviders } from './providers/speech-providers.js';
 import { MediaTokens } from './realtime/websocket/media-token.js';
 import { IdleSweeper } from './sessions/idle-sweeper.js';
+import { SessionReaper } from './sessions/session-reaper.js';
 import { SessionSupervisor } from './sessions/supervisor.js';
+import { VoiceSession } from './sessions/voice-session.js';
 import type { Store } from './store/store.js';
+import { createTurnRecorder } from './turns/turn-recorder.js';
 
 /** The domain services behind the SDK API, built once per process. */
 export interface Services {
@@ -26,6 +29,8 @@ export interface Services {
   speech: SpeechProviders;
   mediaTokens: MediaTokens;
   supervisor: SessionSupervisor;
+  /** Ends voice sessions never connected or whose owner died (any instance may run it). */
+  reaper: SessionReaper;
   /** RAG: documents, ingestion, hybrid search, context for turns. */
   rag: RagService;
 }
@@ -66,11 +71,28 @@ export async function createServices(
   });
   const { url, apiKey, apiSecret } = config.livekit;
   const mediaTokens = new MediaTokens(config.adminApiKey);
+  const recorder = createTurnRecorder({ store, outbox, logger });
+  const reaper = new SessionReaper({
+    store,
+    recorder,
+    logger,
+    intervalMs: config.sessionSweepIntervalMs,
+    leaseTtlMs: config.sessionLeaseTtlMs,
+  });
+  const voiceDeps = { store, outbox, responder, speech, vad, rag, logger };
   return {
     vad,
     speech,
     mediaTokens,
-    supervisor: new SessionSupervisor({ store, outbox, responder, speech, vad, rag, logger }, logger),
+    supervisor: new SessionSupervisor({
+      store,
+      recorder,
+      logger,
+      leaseTtlMs: config.sessionLeaseTtlMs,
+      start: (agent, session, transport) => VoiceSession.start(voiceDeps, agent, session, transport),
+      onExpired: () => reaper.sweepSoon(),
+    }),
+    reaper,
     rateLimit: new TokenBucket(store.redis, store.keys, config.rateLimit),
     outbox,
     responder,
@@ -82,6 +104,7 @@ export async function createServices(
       livekit:
         url !== undefined && apiKey !== undefined && apiSecret !== undefined ? { url, apiKey, apiSecret } : undefined,
       tokenTtlS: config.livekitTokenTtlS,
+      connectTimeoutMs: config.voiceConnectTimeoutMs,
       mediaTokens,
       publicUrl: config.publicUrl,
     }),

@@ -19,6 +19,8 @@ export interface VoiceSessionOptions {
   outbox: EventOutbox;
   livekit: LivekitCredentials | undefined;
   tokenTtlS: number;
+  /** A session not connected this long after creation ends (`never_connected`); at most the token TTL. */
+  connectTimeoutMs: number;
   mediaTokens: MediaTokens;
   /** PARLEY_PUBLIC_URL: the address clients reach; else the request's own origin is used. */
   publicUrl: string | undefined;
@@ -33,7 +35,9 @@ export function roomName(sessionId: string): string {
 
 /**
  * POST /sdk/v1/session: a voice session record plus what the SDK needs to join the media plane.
- * Without LiveKit configured the answer is 503 `voice_unavailable` (SPEC §7).
+ * Without LiveKit configured the answer is 503 `voice_unavailable` (SPEC §7). Every voice session
+ * gets a connect window, opened in Redis before its record exists: unless a media connection
+ * claims it in time, a reaper ends it (`never_connected`), whatever happens to this process.
  */
 export class VoiceSessions {
   constructor(private readonly o: VoiceSessionOptions) {}
@@ -55,6 +59,7 @@ export class VoiceSessions {
     const userId = request.user_id ?? null;
     const sessionId = newId('session');
     const room = roomName(sessionId);
+    await this.o.store.leases.awaitMedia(sessionId, this.o.connectTimeoutMs);
     const session = await this.o.store.sessions.create({
       id: sessionId,
       agent_id: agent.id,
@@ -91,7 +96,10 @@ export class VoiceSessions {
         'the Host header is not a valid host; set PARLEY_PUBLIC_URL behind proxies',
       );
     }
+    const sessionId = newId('session');
+    await this.o.store.leases.awaitMedia(sessionId, this.o.connectTimeoutMs);
     const session = await this.o.store.sessions.create({
+      id: sessionId,
       agent_id: agent.id,
       type: 'voice',
       transport: 'websocket',

@@ -57,7 +57,14 @@ export const metricsJsonSchema = z
       .meta({ description: 'Event-loop delay since the previous sample' }),
     redis: z.object({ ok: z.boolean(), latency_ms: z.number().nullable() }),
     sessions: z.object({
-      live: z.number().int().nullable().meta({ description: 'Live sessions on all replicas; null when Redis is down' }),
+      live: z
+        .number()
+        .int()
+        .nullable()
+        .meta({
+          description:
+            'Voice sessions running in a Parley process (live session leases), all replicas; null when Redis is down',
+        }),
     }),
   })
   .meta({ id: 'Metrics' });
