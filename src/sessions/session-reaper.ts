@@ -18,15 +18,22 @@ export interface SessionReaperOptions {
 const batch = 100;
 
 /**
+ * After Redis comes back, how long a live holder may take to renew: its client's reconnect backoff
+ * (at most 2 s, src/store/redis.ts) plus one renewal retry (1 s), with margin.
+ */
+const reconnectAllowanceMs = 5_000;
+
+/**
  * Ends voice sessions nobody runs: those not connected within their connect window
  * (`never_connected`) and those whose owner's lease expired (`owner_lost`: the process died, or
  * lost Redis for longer than the TTL), each with its `session_end` event. Every instance runs
  * one; the take is atomic in Redis, so each session is ended once.
  *
- * Expired leases are taken only after Redis has answered this reaper for one renewal period (a
- * third of the TTL) without a failure: after an outage, live owners renew within that time, so
- * only the leases of owners that are really gone are still expired then. A new process waits the
- * same period after its first sweep.
+ * Expired leases are taken only after Redis has answered this reaper without a failure for the
+ * longer of one renewal period (a third of the TTL) and 5 s: after an outage, live owners renew
+ * within that time, so only the leases of owners that are really gone are still expired then. A
+ * new process waits the same time after its first sweep. Sweeps run at least once per renewal
+ * period, so an outage long enough to expire a lease is always noticed.
  */
 export class SessionReaper {
   /** How long Redis must have been reachable before expired leases are taken. */
@@ -38,8 +45,9 @@ export class SessionReaper {
   private again = false;
 
   constructor(private readonly o: SessionReaperOptions) {
-    this.settleMs = Math.floor(o.leaseTtlMs / 3);
-    this.intervalMs = Math.min(o.intervalMs, this.settleMs);
+    const renewEveryMs = Math.floor(o.leaseTtlMs / 3);
+    this.settleMs = Math.max(renewEveryMs, reconnectAllowanceMs);
+    this.intervalMs = Math.min(o.intervalMs, renewEveryMs);
   }
 
   start(): void {

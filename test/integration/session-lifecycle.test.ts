@@ -266,4 +266,20 @@ describe('Redis failure while accepting a media connection', () => {
     const client = await connect(next.connection_url, next.connection_token);
     await client.untilEvent('ready');
   });
+
+  it('a Redis outage of a few seconds (failed lease renewals) does not end a live session', async () => {
+    const token = await createAgent();
+    const grant = await openSession(token);
+    const client = await connect(grant.connection_url, grant.connection_token);
+    await client.untilEvent('ready');
+    await redis.stopServer();
+    await new Promise((r) => setTimeout(r, 2_000)); // two renewal periods (TTL 3 s) without Redis
+    await redis.startServer();
+    await eventually(liveSessions, (n) => n === 1, { what: 'the lease renewed', timeoutMs: 10_000 });
+    // Longer than the reaper's settle time after the outage: the lease was renewed, not taken.
+    await new Promise((r) => setTimeout(r, 6_000));
+    expect(client.closeCode).toBeNull();
+    expect((await p.request('GET', `/admin/v1/sessions/${grant.session_id}`)).body.status).toBe('active');
+    expect(await liveSessions()).toBe(1);
+  });
 });
