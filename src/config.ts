@@ -61,7 +61,7 @@ export const envSchema = z.object({
   PARLEY_EVENT_TIMEOUT_MS: int(100, 120_000).default(10_000),
   PARLEY_EVENT_CONCURRENCY: int(1, 256).default(16),
   PARLEY_LIVEKIT_TOKEN_TTL_S: int(30, 86_400).default(600),
-  PARLEY_VOICE_CONNECT_TIMEOUT_MS: int(500, 86_400_000).default(60_000),
+  PARLEY_VOICE_CONNECT_WINDOW_MS: int(500, 86_400_000).default(60_000),
   PARLEY_SESSION_LEASE_TTL_MS: int(1_000, 600_000).default(30_000),
   MODELS_DIR: z.string().default('./models'),
   PARLEY_EMBEDDING_PROVIDER: z.enum(['local', 'openai']).default('local'),
@@ -111,7 +111,7 @@ export interface Config {
   readonly events: { readonly retryBaseMs: number; readonly timeoutMs: number; readonly concurrency: number };
   readonly livekitTokenTtlS: number;
   /** A voice session with no media connection this long after creation ends (`never_connected`); at most the token TTL. */
-  readonly voiceConnectTimeoutMs: number;
+  readonly voiceConnectWindowMs: number;
   /** Lifetime of a live session's ownership lease; the owner renews it every third of this. */
   readonly sessionLeaseTtlMs: number;
   readonly modelsDir: string;
@@ -201,7 +201,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }),
     livekitTokenTtlS: e.PARLEY_LIVEKIT_TOKEN_TTL_S,
     // A token outliving the connect window is fine (the session has ended); a window outliving the token is not.
-    voiceConnectTimeoutMs: Math.min(e.PARLEY_VOICE_CONNECT_TIMEOUT_MS, e.PARLEY_LIVEKIT_TOKEN_TTL_S * 1000),
+    voiceConnectWindowMs: Math.min(e.PARLEY_VOICE_CONNECT_WINDOW_MS, e.PARLEY_LIVEKIT_TOKEN_TTL_S * 1000),
     sessionLeaseTtlMs: e.PARLEY_SESSION_LEASE_TTL_MS,
     modelsDir: e.MODELS_DIR,
     openai: Object.freeze({ apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL }),

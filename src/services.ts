@@ -104,7 +104,7 @@ export async function createServices(
       livekit:
         url !== undefined && apiKey !== undefined && apiSecret !== undefined ? { url, apiKey, apiSecret } : undefined,
       tokenTtlS: config.livekitTokenTtlS,
-      connectTimeoutMs: config.voiceConnectTimeoutMs,
+      connectWindowMs: config.voiceConnectWindowMs,
       mediaTokens,
       publicUrl: config.publicUrl,
     }),

@@ -20,7 +20,7 @@ export interface VoiceSessionOptions {
   livekit: LivekitCredentials | undefined;
   tokenTtlS: number;
   /** A session not connected this long after creation ends (`never_connected`); at most the token TTL. */
-  connectTimeoutMs: number;
+  connectWindowMs: number;
   mediaTokens: MediaTokens;
   /** PARLEY_PUBLIC_URL: the address clients reach; else the request's own origin is used. */
   publicUrl: string | undefined;
@@ -59,7 +59,7 @@ export class VoiceSessions {
     const userId = request.user_id ?? null;
     const sessionId = newId('session');
     const room = roomName(sessionId);
-    await this.o.store.leases.awaitMedia(sessionId, this.o.connectTimeoutMs);
+    await this.o.store.leases.awaitMedia(sessionId, this.o.connectWindowMs);
     const session = await this.o.store.sessions.create({
       id: sessionId,
       agent_id: agent.id,
@@ -97,7 +97,7 @@ export class VoiceSessions {
       );
     }
     const sessionId = newId('session');
-    await this.o.store.leases.awaitMedia(sessionId, this.o.connectTimeoutMs);
+    await this.o.store.leases.awaitMedia(sessionId, this.o.connectWindowMs);
     const session = await this.o.store.sessions.create({
       id: sessionId,
       agent_id: agent.id,

@@ -14,7 +14,7 @@ import { VoiceClient } from '../support/voice-client.js';
  */
 
 const env = {
-  PARLEY_VOICE_CONNECT_TIMEOUT_MS: '3000',
+  PARLEY_VOICE_CONNECT_WINDOW_MS: '3000',
   PARLEY_SESSION_LEASE_TTL_MS: '3000',
   PARLEY_SESSION_SWEEP_INTERVAL_MS: '200',
 };
