@@ -15,7 +15,7 @@ export interface LeaseKeeperOptions {
   ttlMs: number;
   /** Ids of the sessions this process holds now. */
   held: () => string[];
-  /** Called with the ids whose lease this process no longer holds (taken by a reaper, or the session ended elsewhere). */
+  /** Called with the ids whose lease this process no longer holds (a reaper took it, or the session has ended). */
   lost: (sessionIds: string[]) => void;
   logger: Logger;
   /** Delay before retrying a failed renewal (default 1 s, at most the renewal period). */
