@@ -131,7 +131,7 @@ export class SessionSupervisor {
     }
     entry.live = live;
     if (!this.accepting || entry.stopRequested) live.shutdown();
-    live.done.then(
+    void live.done.then(
       (reason) => this.finished(id, entry, reason),
       (err: unknown) => {
         this.o.logger.error({ err, session_id: id }, 'voice session ended with an exception');

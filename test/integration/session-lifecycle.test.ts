@@ -243,6 +243,24 @@ describe('owner lost', () => {
   });
 });
 
+describe('owner lost, next start', () => {
+  it('a process started after its owner died ends the session it left (owner_lost)', async () => {
+    const token = await createAgent();
+    const grant = await openSession(token);
+    // As a process that claimed the session and then vanished would have left it.
+    expect(await p.parley.store.leases.claim(grant.session_id, 'gone-host/1/dead', 3_000)).toBe('ok');
+    await p.close();
+    p = await startParley(redis, env);
+    const ended = await eventually(
+      () => p.request('GET', `/admin/v1/sessions/${grant.session_id}`),
+      (r) => r.body.status === 'ended',
+      { what: 'the session ended', timeoutMs: 20_000, intervalMs: 100 },
+    );
+    expect(ended.body.end_reason).toBe('owner_lost');
+    await events.until(() => sessionEnds(grant.session_id).length === 1, 15_000);
+  });
+});
+
 describe('Redis failure while accepting a media connection', () => {
   it('is refused as unavailable (4503 store_unavailable), not as a missing session', async () => {
     const token = await createAgent();
