@@ -61,10 +61,7 @@ export const metricsJsonSchema = z
         .number()
         .int()
         .nullable()
-        .meta({
-          description:
-            'Voice sessions running in a Parley process (live session leases), all replicas; null when Redis is down',
-        }),
+        .meta({ description: 'Running voice sessions, all replicas; null if Redis is down' }),
     }),
   })
   .meta({ id: 'Metrics' });
