@@ -3,6 +3,8 @@ import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { NotFoundError } from '../../errors.js';
+import type { StoredAgent } from '../../records/agent.js';
+import type { Session } from '../../records/session.js';
 import type { AttachRefusal, SessionSupervisor } from '../../sessions/supervisor.js';
 import type { Store } from '../../store/store.js';
 import { MediaTokenError, type MediaClaims, type MediaTokens } from './media-token.js';
@@ -72,34 +74,38 @@ export class MediaServer {
       refuse({ code: 4401, error: 'unauthorized', message: err.message });
       return;
     }
+    let found: { agent: StoredAgent; session: Session } | Refusal;
     try {
-      const session = await this.deps.store.sessions.get(claims.sessionId).catch(nullIfNotFound);
-      if (
-        session === null ||
-        session.agent_id !== claims.agentId ||
-        session.type !== 'voice' ||
-        session.transport !== 'websocket'
-      ) {
-        refuse(refusals.session_not_found);
-        return;
-      }
-      if (session.status !== 'active') {
-        refuse(refusals.session_ended);
-        return;
-      }
-      const agent = await this.deps.store.agents.getStored(session.agent_id).catch(nullIfNotFound);
-      if (agent === null) {
-        refuse(refusals.agent_not_found);
-        return;
-      }
-      const transport = new WsTransport(ws, rate);
-      const attached = await this.deps.supervisor.attach(agent, session, transport);
-      if (!attached.ok) refuse(refusals[attached.refusal]);
+      found = await this.find(claims);
     } catch (err) {
       // Redis unreachable (or timing out) while reading the session or agent: retryable, not a missing session.
       this.deps.logger.error({ err, session_id: claims.sessionId }, 'media connection refused: the store failed');
       refuse(refusals.store_unavailable);
+      return;
     }
+    if ('code' in found) {
+      refuse(found);
+      return;
+    }
+    const transport = new WsTransport(ws, rate);
+    const attached = await this.deps.supervisor.attach(found.agent, found.session, transport);
+    if (!attached.ok) refuse(refusals[attached.refusal]);
+  }
+
+  /** The token's session and its agent, or why the connection is refused; throws when the store fails. */
+  private async find(claims: MediaClaims): Promise<{ agent: StoredAgent; session: Session } | Refusal> {
+    const session = await this.deps.store.sessions.get(claims.sessionId).catch(nullIfNotFound);
+    if (
+      session === null ||
+      session.agent_id !== claims.agentId ||
+      session.type !== 'voice' ||
+      session.transport !== 'websocket'
+    )
+      return refusals.session_not_found;
+    if (session.status !== 'active') return refusals.session_ended;
+    const agent = await this.deps.store.agents.getStored(session.agent_id).catch(nullIfNotFound);
+    if (agent === null) return refusals.agent_not_found;
+    return { agent, session };
   }
 }
 
