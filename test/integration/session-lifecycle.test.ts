@@ -126,7 +126,7 @@ describe('connect window', () => {
     await late.untilClosed();
     expect(late.closeCode).toBe(4409);
     expect(late.eventsOf('error')[0]).toMatchObject({ code: 'session_ended' });
-  });
+  }, 60_000);
 
   it('leaves a session connected in time alone', async () => {
     const token = await createAgent();
@@ -240,7 +240,7 @@ describe('owner lost', () => {
     await events.until(() => sessionEnds(grant.session_id).length === 1, 15_000);
     expect(sessionEnds(grant.session_id)).toEqual([expect.objectContaining({ reason: 'owner_lost' })]);
     expect(await liveSessions()).toBe(0);
-  });
+  }, 120_000);
 });
 
 describe('owner lost, next start', () => {
@@ -258,7 +258,7 @@ describe('owner lost, next start', () => {
     );
     expect(ended.body.end_reason).toBe('owner_lost');
     await events.until(() => sessionEnds(grant.session_id).length === 1, 15_000);
-  });
+  }, 60_000);
 });
 
 describe('Redis failure while accepting a media connection', () => {
@@ -299,5 +299,5 @@ describe('Redis failure while accepting a media connection', () => {
     expect(client.closeCode).toBeNull();
     expect((await p.request('GET', `/admin/v1/sessions/${grant.session_id}`)).body.status).toBe('active');
     expect(await liveSessions()).toBe(1);
-  });
+  }, 60_000);
 });
