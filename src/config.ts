@@ -65,6 +65,8 @@ export const envSchema = z.object({
   /** Test hook (NODE_ENV=test only): the process kills itself (SIGKILL) right after storing a record with this event. */
   PARLEY_TEST_CRASH_AFTER_RECORD: z.enum(['session_start', 'llm_response', 'audio_ready', 'session_end']).optional(),
   PARLEY_LIVEKIT_TOKEN_TTL_S: int(30, 86_400).default(600),
+  PARLEY_VOICE_CONNECT_WINDOW_MS: int(500, 86_400_000).default(60_000),
+  PARLEY_SESSION_LEASE_TTL_MS: int(1_000, 600_000).default(30_000),
   MODELS_DIR: z.string().default('./models'),
   PARLEY_EMBEDDING_PROVIDER: z.enum(['local', 'openai']).default('local'),
   PARLEY_EMBEDDING_MODEL: optionalString,
@@ -121,6 +123,10 @@ export interface Config {
     readonly crashAfterRecord: 'session_start' | 'llm_response' | 'audio_ready' | 'session_end' | undefined;
   };
   readonly livekitTokenTtlS: number;
+  /** A voice session with no media connection this long after creation ends (`never_connected`); at most the token TTL. */
+  readonly voiceConnectWindowMs: number;
+  /** Lifetime of a live session's ownership lease; the owner renews it every third of this. */
+  readonly sessionLeaseTtlMs: number;
   readonly modelsDir: string;
   readonly openai: { readonly apiKey: string | undefined; readonly baseUrl: string | undefined };
   readonly rag: RagConfig;
@@ -210,6 +216,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       crashAfterRecord: e.NODE_ENV === 'test' ? e.PARLEY_TEST_CRASH_AFTER_RECORD : undefined,
     }),
     livekitTokenTtlS: e.PARLEY_LIVEKIT_TOKEN_TTL_S,
+    // A token outliving the connect window is fine (the session has ended); a window outliving the token is not.
+    voiceConnectWindowMs: Math.min(e.PARLEY_VOICE_CONNECT_WINDOW_MS, e.PARLEY_LIVEKIT_TOKEN_TTL_S * 1000),
+    sessionLeaseTtlMs: e.PARLEY_SESSION_LEASE_TTL_MS,
     modelsDir: e.MODELS_DIR,
     openai: Object.freeze({ apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL }),
     rag: Object.freeze({

@@ -76,7 +76,7 @@ export class Metrics {
     const registers = [this.registry];
     this.liveSessions = new Gauge({
       name: 'parley_live_sessions',
-      help: 'Voice and chat sessions currently live (all replicas).',
+      help: 'Voice sessions running in a Parley process (a live session lease), all replicas.',
       registers,
     });
     this.redisLatency = new Gauge({
@@ -119,17 +119,17 @@ export class Metrics {
     }
   }
 
-  /** Live sessions across replicas (ZCARD of the active-session set); null when Redis cannot answer. */
+  /**
+   * Voice sessions running in a Parley process now, on all replicas: unexpired session leases
+   * (a record stuck `active` whose process died does not count). Null when Redis cannot answer.
+   */
   async countLiveSessions(): Promise<number | null> {
     try {
-      const live = await withTimeout(
-        this.store.redis.zCard(this.store.keys.sessionsActive()),
-        this.redisTimeoutMs,
-        'redis zcard',
-      );
+      const live = await withTimeout(this.store.leases.countLive(), this.redisTimeoutMs, 'live session count');
       this.liveSessions.set(live);
       return live;
     } catch {
+      // Reported as null (JSON) and NaN (Prometheus): an unreachable Redis is what the probe beside it shows.
       this.liveSessions.set(Number.NaN);
       return null;
     }

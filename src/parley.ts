@@ -48,6 +48,8 @@ export async function openParley(
   services.outbox.startWorker();
   services.outbox.startRelay();
   services.sweeper.start();
+  services.supervisor.start();
+  services.reaper.start();
   services.rag.start();
   const { app, areas, router } = createApp({ config, store, logger, registry, metrics, services });
   let server: Server | undefined;
@@ -87,6 +89,7 @@ export async function openParley(
         });
       }
       metrics.stop();
+      await services.reaper.stop();
       await services.sweeper.stop();
       await services.rag.close();
       await services.outbox.close();

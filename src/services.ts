@@ -11,7 +11,9 @@ import { SileroVad } from './pipeline/vad/silero-vad.js';
 import type { SpeechProviders } from './providers/speech-providers.js';
 import { MediaTokens } from './realtime/websocket/media-token.js';
 import { IdleSweeper } from './sessions/idle-sweeper.js';
+import { SessionReaper } from './sessions/session-reaper.js';
 import { SessionSupervisor } from './sessions/supervisor.js';
+import { VoiceSession } from './sessions/voice-session.js';
 import type { Store } from './store/store.js';
 import { createTurnRecorder, type SessionRecorder } from './turns/turn-recorder.js';
 
@@ -29,6 +31,8 @@ export interface Services {
   speech: SpeechProviders;
   mediaTokens: MediaTokens;
   supervisor: SessionSupervisor;
+  /** Ends voice sessions never connected or whose owner died (any instance may run it). */
+  reaper: SessionReaper;
   /** RAG: documents, ingestion, hybrid search, context for turns. */
   rag: RagService;
 }
@@ -77,11 +81,27 @@ export async function createServices(
   });
   const { url, apiKey, apiSecret } = config.livekit;
   const mediaTokens = new MediaTokens(config.adminApiKey);
+  const reaper = new SessionReaper({
+    store,
+    recorder,
+    logger,
+    intervalMs: config.sessionSweepIntervalMs,
+    leaseTtlMs: config.sessionLeaseTtlMs,
+  });
+  const voiceDeps = { store, outbox, responder, speech, vad, rag, logger };
   return {
     vad,
     speech,
     mediaTokens,
-    supervisor: new SessionSupervisor({ store, outbox, responder, speech, vad, rag, logger }, logger),
+    supervisor: new SessionSupervisor({
+      store,
+      recorder,
+      logger,
+      leaseTtlMs: config.sessionLeaseTtlMs,
+      start: (agent, session, transport) => VoiceSession.start(voiceDeps, agent, session, transport),
+      onExpired: () => reaper.sweepSoon(),
+    }),
+    reaper,
     rateLimit: new TokenBucket(store.redis, store.keys, config.rateLimit),
     outbox,
     recorder,
@@ -90,10 +110,11 @@ export async function createServices(
     chat: new ChatService({ store, responder, recorder, logger, rag }),
     voice: new VoiceSessions({
       store,
-      outbox,
+      recorder,
       livekit:
         url !== undefined && apiKey !== undefined && apiSecret !== undefined ? { url, apiKey, apiSecret } : undefined,
       tokenTtlS: config.livekitTokenTtlS,
+      connectWindowMs: config.voiceConnectWindowMs,
       mediaTokens,
       publicUrl: config.publicUrl,
     }),

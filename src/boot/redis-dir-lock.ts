@@ -43,6 +43,7 @@ export async function claimRedisDir(dir: string, logger: Logger): Promise<() => 
 
   await writeFile(ownerFile, `${process.pid}\n`, { mode: 0o600 });
   return async () => {
+    // Already gone is fine: the lock is released either way, and a stale owner file is taken over by pid.
     if ((await readPid(ownerFile)) === process.pid) await unlink(ownerFile).catch(() => undefined);
   };
 }

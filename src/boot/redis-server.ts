@@ -168,7 +168,7 @@ export class EmbeddedRedis {
         rejectExit(new Error(`redis-server exited (${signal ?? `code ${code}`}): ${this.lastOutput()}`)),
       );
     });
-    exited.catch(() => undefined);
+    exited.catch(() => undefined); // observed by the race below; this only marks it handled before then
     child.once('close', (code, signal) => this.onExit(child, code, signal));
     await spawned;
     await Promise.race([this.waitForPing(), exited]);

@@ -330,6 +330,7 @@ export class ProviderRegistry {
     } catch {
       return `${id}: config.json is not readable`;
     }
+    // A missing or unreadable onnx/ folder is reported just below as having no .onnx file.
     const files = await readdir(join(dir, 'onnx')).catch(() => [] as string[]);
     const onnx = files.filter((f) => f.endsWith('.onnx'));
     if (onnx.length === 0) return `${id}: no .onnx file in onnx/`;

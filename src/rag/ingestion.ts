@@ -1,5 +1,6 @@
 import { Queue, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
+import { NotFoundError } from '../errors.js';
 import { bullConnection, closeQueue } from '../store/bullmq.js';
 import type { Chunk } from '../records/document.js';
 import type { Store } from '../store/store.js';
@@ -132,7 +133,11 @@ export class Ingestion {
   private async process(job: Job<IngestJob>): Promise<void> {
     const { agent_id: agentId, document_id: docId } = job.data;
     const docs = this.o.store.documents;
-    const doc = await docs.get(agentId, docId).catch(() => null);
+    // Deleted meanwhile: nothing to do. Any other failure (Redis) fails the job, so BullMQ tries it again.
+    const doc = await docs.get(agentId, docId).catch((err: unknown) => {
+      if (err instanceof NotFoundError) return null;
+      throw err;
+    });
     if (doc === null || doc.status !== 'processing') return; // deleted, or already done
     const raw = await docs.raw(agentId, docId);
     if (raw === null) {

@@ -76,7 +76,7 @@ export class RagService {
       chunk: { maxTokens: o.config.chunkTokens, overlapTokens: o.config.chunkOverlapTokens },
       concurrency: o.config.ingestConcurrency,
       lockMs: o.config.jobLockMs,
-      onReady: (agentId) => void this.index.forAgent(agentId).catch(() => undefined),
+      onReady: (agentId) => void this.refreshIndex(agentId),
     });
   }
 
@@ -116,7 +116,19 @@ export class RagService {
 
   async delete(agentId: string, docId: string): Promise<void> {
     await this.o.store.documents.delete(agentId, docId);
-    await this.index.forAgent(agentId).catch(() => undefined);
+    await this.refreshIndex(agentId);
+  }
+
+  /** Reloads an agent's in-process search index after its documents changed; a failure is logged and the next search retries. */
+  private async refreshIndex(agentId: string): Promise<void> {
+    await this.index
+      .forAgent(agentId)
+      .catch((err: unknown) =>
+        this.o.logger.warn(
+          { err, agent_id: agentId },
+          'could not refresh the search index; the next search reloads it',
+        ),
+      );
   }
 
   /**

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
-import type { EventOutbox } from '../events/outbox.js';
 import type { StoredAgent } from '../records/agent.js';
 import type { Store } from '../store/store.js';
+import type { SessionRecorder } from '../turns/turn-recorder.js';
 import { clientUrl, mintParticipantToken, type LivekitCredentials } from './livekit/tokens.js';
 import { mediaPath } from './websocket/media-server.js';
 import type { MediaTokens } from './websocket/media-token.js';
@@ -16,9 +16,12 @@ export interface VoiceSessionGrant {
 
 export interface VoiceSessionOptions {
   store: Store;
-  outbox: EventOutbox;
+  /** Creates the session with its `session_start` event, atomically. */
+  recorder: SessionRecorder;
   livekit: LivekitCredentials | undefined;
   tokenTtlS: number;
+  /** A session not connected this long after creation ends (`never_connected`); at most the token TTL. */
+  connectWindowMs: number;
   mediaTokens: MediaTokens;
   /** PARLEY_PUBLIC_URL: the address clients reach; else the request's own origin is used. */
   publicUrl: string | undefined;
@@ -33,7 +36,9 @@ export function roomName(sessionId: string): string {
 
 /**
  * POST /sdk/v1/session: a voice session record plus what the SDK needs to join the media plane.
- * Without LiveKit configured the answer is 503 `voice_unavailable` (SPEC §7).
+ * Without LiveKit configured the answer is 503 `voice_unavailable` (SPEC §7). Every voice session
+ * gets a connect window, opened in Redis before its record exists: unless a media connection
+ * claims it in time, a reaper ends it (`never_connected`), whatever happens to this process.
  */
 export class VoiceSessions {
   constructor(private readonly o: VoiceSessionOptions) {}
@@ -55,7 +60,8 @@ export class VoiceSessions {
     const userId = request.user_id ?? null;
     const sessionId = newId('session');
     const room = roomName(sessionId);
-    const session = await this.o.store.sessions.create({
+    await this.o.store.leases.awaitMedia(sessionId, this.o.connectWindowMs);
+    const session = await this.o.recorder.started(agent, {
       id: sessionId,
       agent_id: agent.id,
       type: 'voice',
@@ -68,13 +74,6 @@ export class VoiceSessions {
       identity: userId ?? `user-${randomBytes(6).toString('hex')}`,
       ttlS: this.o.tokenTtlS,
       metadata: { session_id: session.id, agent_id: agent.id },
-    });
-    this.o.outbox.emit(agent, 'session_start', session.id, {
-      session_type: 'voice',
-      transport: 'livekit',
-      user_id: userId,
-      room,
-      conversation_id: session.conversation_id,
     });
     return { session_id: session.id, connection_token: connectionToken, connection_url: clientUrl(livekit.url) };
   }
@@ -91,7 +90,10 @@ export class VoiceSessions {
         'the Host header is not a valid host; set PARLEY_PUBLIC_URL behind proxies',
       );
     }
-    const session = await this.o.store.sessions.create({
+    const sessionId = newId('session');
+    await this.o.store.leases.awaitMedia(sessionId, this.o.connectWindowMs);
+    const session = await this.o.recorder.started(agent, {
+      id: sessionId,
       agent_id: agent.id,
       type: 'voice',
       transport: 'websocket',
@@ -100,12 +102,6 @@ export class VoiceSessions {
     const token = await this.o.mediaTokens.issue({ sessionId: session.id, agentId: agent.id }, this.o.tokenTtlS);
     base.protocol = base.protocol === 'https:' ? 'wss:' : 'ws:';
     base.pathname = base.pathname.replace(/\/$/, '') + mediaPath;
-    this.o.outbox.emit(agent, 'session_start', session.id, {
-      session_type: 'voice',
-      transport: 'websocket',
-      user_id: userId,
-      conversation_id: session.conversation_id,
-    });
     return { session_id: session.id, connection_token: token, connection_url: base.toString() };
   }
 }

@@ -11,6 +11,8 @@ export const sessionEndReasons = [
   'agent_deleted',
   'error',
   'shutdown',
+  'never_connected',
+  'owner_lost',
 ] as const;
 
 export type SessionType = (typeof sessionTypes)[number];

@@ -50,8 +50,9 @@ export async function closeQueue(
 ): Promise<void> {
   await within(Promise.all([queue.waitUntilReady(), worker?.waitUntilReady()]), bullCloseGraceMs);
   if (worker !== undefined && !(await within(worker.close(options.force ?? false), bullCloseGraceMs))) {
-    await worker.disconnect().catch(() => {});
+    await worker.disconnect().catch(() => {}); // last resort after a close that timed out: nothing left to try
   }
   await options.between?.();
+  // Last resort after a close that timed out: nothing left to try if disconnecting fails too.
   if (!(await within(queue.close(), bullCloseGraceMs))) await queue.disconnect().catch(() => {});
 }

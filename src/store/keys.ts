@@ -64,6 +64,18 @@ export class Keys {
   sessionsActiveOfType(type: string): string {
     return this.k('sessions', 'active', type);
   }
+  /** Voice sessions not yet connected (zset scored by their connect deadline, Unix ms). */
+  sessionMediaDeadlines(): string {
+    return this.k('sessions', 'media-deadlines');
+  }
+  /** Leases of live voice sessions (zset scored by lease expiry, Unix ms). */
+  sessionLeases(): string {
+    return this.k('sessions', 'leases');
+  }
+  /** Holder of each lease (hash session id → instance id, or `reaping:<reason>` while being ended). */
+  sessionLeaseHolders(): string {
+    return this.k('sessions', 'lease-holders');
+  }
 
   // conversations
   conversation(id: string): string {

@@ -5,6 +5,7 @@ import { ConversationRepository } from './repositories/conversations.js';
 import { DocumentRepository } from './repositories/documents.js';
 import { ErrorRepository } from './repositories/errors.js';
 import { PresetRepository } from './repositories/presets.js';
+import { SessionLeaseRepository } from './repositories/session-leases.js';
 import { SessionRepository } from './repositories/sessions.js';
 
 /** The repositories over one Redis connection; the only way the rest of Parley touches Redis. */
@@ -16,6 +17,7 @@ export class Store {
   readonly conversations: ConversationRepository;
   readonly errors: ErrorRepository;
   readonly documents: DocumentRepository;
+  readonly leases: SessionLeaseRepository;
 
   constructor(
     readonly redis: Redis,
@@ -28,6 +30,7 @@ export class Store {
     this.conversations = new ConversationRepository(redis, this.keys);
     this.errors = new ErrorRepository(redis, this.keys, this.agents);
     this.documents = new DocumentRepository(redis, this.keys);
+    this.leases = new SessionLeaseRepository(redis, this.keys);
   }
 
   /** Round-trip time to Redis in ms; throws when Redis is unreachable. */

@@ -71,19 +71,30 @@ describe('health endpoints', () => {
     expect(body.sessions.live).toBe(0);
   });
 
-  it('counts live sessions from the active-session set', async () => {
+  it('counts sessions running in a process (live leases), not active records or expired leases', async () => {
     const { redis: client, store } = p.parley;
-    await client.zAdd(store.keys.sessionsActive(), [
-      { score: Date.now(), value: 'ses_health_a' },
-      { score: Date.now(), value: 'ses_health_b' },
+    const { keys } = store;
+    const now = Date.now();
+    await client.zAdd(keys.sessionsActive(), [{ score: now, value: 'ses_health_stuck' }]);
+    await client.zAdd(keys.sessionLeases(), [
+      { score: now + 60_000, value: 'ses_health_a' },
+      { score: now + 60_000, value: 'ses_health_b' },
+      { score: now - 1_000, value: 'ses_health_dead' },
+      { score: now + 60_000, value: 'ses_health_reaping' },
     ]);
+    await client.hSet(keys.sessionLeaseHolders(), {
+      ses_health_a: 'host/1/aa',
+      ses_health_b: 'host/2/bb',
+      ses_health_dead: 'host/3/cc',
+      ses_health_reaping: 'reaping:owner_lost',
+    });
     try {
       const json = await p.request('GET', '/health/metrics', { apiKey: null });
       expect(json.body.sessions.live).toBe(2);
       const text = await p.request('GET', '/health/metrics', { apiKey: null, headers: { Accept: 'text/plain' } });
       expect(text.body).toMatch(/^parley_live_sessions 2$/m);
     } finally {
-      await client.del(store.keys.sessionsActive());
+      await client.del([keys.sessionsActive(), keys.sessionLeases(), keys.sessionLeaseHolders()]);
     }
   });
 

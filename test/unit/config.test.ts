@@ -117,6 +117,15 @@ describe('loadConfig', () => {
     }
   });
 
+  it('caps the voice connect window at the connection token lifetime', () => {
+    expect(loadConfig({})).toMatchObject({ voiceConnectWindowMs: 60_000, sessionLeaseTtlMs: 30_000 });
+    expect(loadConfig({ PARLEY_VOICE_CONNECT_WINDOW_MS: '900000' }).voiceConnectWindowMs).toBe(600_000);
+    expect(
+      loadConfig({ PARLEY_VOICE_CONNECT_WINDOW_MS: '900000', PARLEY_LIVEKIT_TOKEN_TTL_S: '3600' }).voiceConnectWindowMs,
+    ).toBe(900_000);
+    expect(problemsOf({ PARLEY_SESSION_LEASE_TTL_MS: '10' })[0]).toMatch(/^PARLEY_SESSION_LEASE_TTL_MS: /);
+  });
+
   it('names every bad variable at once', () => {
     const problems = problemsOf({ PORT: 'abc', NODE_ENV: 'prod', PARLEY_LOG_LEVEL: 'loud', PARLEY_DATA_DIR: '/ok' });
     expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(['NODE_ENV', 'PARLEY_LOG_LEVEL', 'PORT']);

@@ -60,7 +60,7 @@ export class VadStream {
    */
   push(frame: AudioFrame): Promise<readonly VadEvent[]> {
     const run = this.#tail.then(() => this.#process(frame));
-    this.#tail = run.catch(() => undefined);
+    this.#tail = run.catch(() => undefined); // the caller gets the rejection from `run`; the queue goes on
     return run;
   }
 

@@ -80,6 +80,7 @@ export class LocalModel {
       return model;
     })();
     LocalModel.loaded.set(key, loading);
+    // The caller gets the rejection; this only forgets the failed load, so the next call tries again.
     loading.catch(() => {
       if (LocalModel.loaded.get(key) === loading) LocalModel.loaded.delete(key);
     });

@@ -78,7 +78,7 @@ export class OpenAiTts implements TtsProvider {
         if (samples.length > 0) yield { samples, sampleRate };
       }
     } finally {
-      await reader.cancel().catch(() => {});
+      await reader.cancel().catch(() => {}); // best-effort cleanup: the body may already have errored or closed
     }
   }
 }

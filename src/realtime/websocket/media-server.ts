@@ -2,9 +2,12 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { SessionSupervisor } from '../../sessions/supervisor.js';
+import { NotFoundError } from '../../errors.js';
+import type { StoredAgent } from '../../records/agent.js';
+import type { Session } from '../../records/session.js';
+import type { AttachRefusal, SessionSupervisor } from '../../sessions/supervisor.js';
 import type { Store } from '../../store/store.js';
-import { MediaTokenError, type MediaTokens } from './media-token.js';
+import { MediaTokenError, type MediaClaims, type MediaTokens } from './media-token.js';
 import { supportedSampleRates } from './protocol.js';
 import { WsTransport } from './ws-transport.js';
 
@@ -30,7 +33,12 @@ export class MediaServer {
         socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
         return;
       }
-      this.wss.handleUpgrade(req, socket, head, (ws) => void this.accept(ws, url));
+      this.wss.handleUpgrade(req, socket, head, (ws) =>
+        this.accept(ws, url).catch((err: unknown) => {
+          this.deps.logger.error({ err }, 'media connection failed');
+          ws.close(1011, 'internal error');
+        }),
+      );
     });
   }
 
@@ -40,56 +48,94 @@ export class MediaServer {
   }
 
   private async accept(ws: WebSocket, url: URL): Promise<void> {
-    const refuse = (code: number, error: string, message: string) => {
-      ws.send(JSON.stringify({ type: 'error', code: error, message }));
-      ws.close(code, message.slice(0, 120));
+    const refuse = (close: Refusal) => {
+      ws.send(JSON.stringify({ type: 'error', code: close.error, message: close.message }));
+      ws.close(close.code, close.message.slice(0, 120));
     };
     const rate = Number(url.searchParams.get('sample_rate') ?? 16000);
     if (!(supportedSampleRates as readonly number[]).includes(rate)) {
-      refuse(4400, 'bad_sample_rate', `sample_rate must be one of ${supportedSampleRates.join(', ')}`);
+      refuse({
+        code: 4400,
+        error: 'bad_sample_rate',
+        message: `sample_rate must be one of ${supportedSampleRates.join(', ')}`,
+      });
       return;
     }
     const token = url.searchParams.get('token');
     if (token === null || token === '') {
-      refuse(4401, 'unauthorized', 'missing token query parameter');
+      refuse({ code: 4401, error: 'unauthorized', message: 'missing token query parameter' });
       return;
     }
+    let claims: MediaClaims;
     try {
-      const claims = await this.deps.tokens.verify(token);
-      const session = await this.deps.store.sessions.get(claims.sessionId).catch(() => null);
-      if (
-        session === null ||
-        session.agent_id !== claims.agentId ||
-        session.type !== 'voice' ||
-        session.transport !== 'websocket'
-      ) {
-        refuse(4404, 'session_not_found', 'the session of this token does not exist');
-        return;
-      }
-      if (session.status !== 'active') {
-        refuse(4409, 'session_ended', 'the session has ended; open a new one');
-        return;
-      }
-      const agent = await this.deps.store.agents.getStored(session.agent_id).catch(() => null);
-      if (agent === null) {
-        refuse(4404, 'agent_not_found', 'the agent of this session no longer exists');
-        return;
-      }
-      if (this.deps.supervisor.has(session.id)) {
-        refuse(4409, 'already_connected', 'this session already has a media connection');
-        return;
-      }
-      const transport = new WsTransport(ws, rate);
-      if (!(await this.deps.supervisor.attach(agent, session, transport))) {
-        refuse(4503, 'unavailable', 'the server is shutting down');
-      }
+      claims = await this.deps.tokens.verify(token);
     } catch (err) {
-      if (err instanceof MediaTokenError) {
-        refuse(4401, 'unauthorized', err.message);
-        return;
-      }
-      this.deps.logger.error({ err }, 'media connection failed');
-      refuse(1011, 'internal_error', 'internal error');
+      if (!(err instanceof MediaTokenError)) throw err;
+      refuse({ code: 4401, error: 'unauthorized', message: err.message });
+      return;
     }
+    let found: { agent: StoredAgent; session: Session } | Refusal;
+    try {
+      found = await this.find(claims);
+    } catch (err) {
+      // Redis unreachable (or timing out) while reading the session or agent: retryable, not a missing session.
+      this.deps.logger.error({ err, session_id: claims.sessionId }, 'media connection refused: the store failed');
+      refuse(refusals.store_unavailable);
+      return;
+    }
+    if ('code' in found) {
+      refuse(found);
+      return;
+    }
+    const transport = new WsTransport(ws, rate);
+    const attached = await this.deps.supervisor.attach(found.agent, found.session, transport);
+    if (!attached.ok) refuse(refusals[attached.refusal]);
   }
+
+  /** The token's session and its agent, or why the connection is refused; throws when the store fails. */
+  private async find(claims: MediaClaims): Promise<{ agent: StoredAgent; session: Session } | Refusal> {
+    const session = await this.deps.store.sessions.get(claims.sessionId).catch(nullIfNotFound);
+    if (
+      session === null ||
+      session.agent_id !== claims.agentId ||
+      session.type !== 'voice' ||
+      session.transport !== 'websocket'
+    )
+      return refusals.session_not_found;
+    if (session.status !== 'active') return refusals.session_ended;
+    const agent = await this.deps.store.agents.getStored(session.agent_id).catch(nullIfNotFound);
+    if (agent === null) return refusals.agent_not_found;
+    return { agent, session };
+  }
+}
+
+/** A refusal: WebSocket close code, the `error` message's code, and its text (also the close reason). */
+interface Refusal {
+  code: number;
+  error: string;
+  message: string;
+}
+
+/** Refusals after the token was accepted; the README's close-code table lists them all. */
+const refusals = {
+  session_not_found: { code: 4404, error: 'session_not_found', message: 'the session of this token does not exist' },
+  agent_not_found: { code: 4404, error: 'agent_not_found', message: 'the agent of this session no longer exists' },
+  session_ended: { code: 4409, error: 'session_ended', message: 'the session has ended; open a new one' },
+  already_connected: {
+    code: 4409,
+    error: 'already_connected',
+    message: 'this session already has a media connection',
+  },
+  shutting_down: { code: 4503, error: 'shutting_down', message: 'the server is shutting down; open a new session' },
+  store_unavailable: {
+    code: 4503,
+    error: 'store_unavailable',
+    message: 'the session store is unreachable; try again shortly',
+  },
+  failed: { code: 1011, error: 'internal_error', message: 'the session could not be started' },
+} satisfies Record<AttachRefusal | 'session_not_found' | 'agent_not_found' | 'store_unavailable', Refusal>;
+
+function nullIfNotFound(err: unknown): null {
+  if (err instanceof NotFoundError) return null;
+  throw err;
 }

@@ -57,7 +57,11 @@ export const metricsJsonSchema = z
       .meta({ description: 'Event-loop delay since the previous sample' }),
     redis: z.object({ ok: z.boolean(), latency_ms: z.number().nullable() }),
     sessions: z.object({
-      live: z.number().int().nullable().meta({ description: 'Live sessions on all replicas; null when Redis is down' }),
+      live: z
+        .number()
+        .int()
+        .nullable()
+        .meta({ description: 'Running voice sessions, all replicas; null if Redis is down' }),
     }),
   })
   .meta({ id: 'Metrics' });
