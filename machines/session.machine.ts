@@ -257,9 +257,7 @@ export const sessionMachine = setup({
 
 export type SessionActor = ActorRefFrom<typeof sessionMachine>;
 
-function turnInput(
-  event: Extract<SessionEvent, { type: 'SPEECH_END' } | { type: 'TEXT' }>,
-): TurnInput {
+function turnInput(event: Extract<SessionEvent, { type: 'SPEECH_END' } | { type: 'TEXT' }>): TurnInput {
   return event.type === 'TEXT'
     ? { kind: 'text', text: event.text, receivedAt: event.receivedAt }
     : {

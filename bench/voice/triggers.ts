@@ -1,5 +1,11 @@
 import { SileroVad } from '../../src/pipeline/vad/silero-vad.js';
-import { framesOf, loadVoiceBenchClip, loopClip, speechEndFrames, voiceBenchFixture } from '../lib/voice-bench-audio.js';
+import {
+  framesOf,
+  loadVoiceBenchClip,
+  loopClip,
+  speechEndFrames,
+  voiceBenchFixture,
+} from '../lib/voice-bench-audio.js';
 import { vadSettings, type VoiceBenchOptions } from './options.js';
 
 /** Per audio turn (frame indices within the turn's frames), and for the looped clip of (b). */

@@ -111,12 +111,7 @@ export class Responder {
    * come, with the LLM settings the session resolved once when it started. Failures are recorded
    * like `answer`'s and thrown as AnswerFailed.
    */
-  async *stream(
-    agent: StoredAgent,
-    turn: Turn,
-    llm: StoredPreset['llm'],
-    signal?: AbortSignal,
-  ): AsyncIterable<string> {
+  async *stream(agent: StoredAgent, turn: Turn, llm: StoredPreset['llm'], signal?: AbortSignal): AsyncIterable<string> {
     if (agent.mode === 'passthrough') {
       const answer = await this.viaWebhook(agent, turn, signal);
       if (!answer.ok) throw new AnswerFailed(answer.message, answer.errorId, answer.aborted);

@@ -26,9 +26,8 @@ export function sessionInput(transport: MediaTransport, options: SessionInputOpt
     }),
   );
   const typed = transport.messages$.pipe(
-    map(
-      (message): SessionEvent =>
-        message.type === 'text' ? { type: 'TEXT', text: message.text, receivedAt: options.now() } : { type: 'HANGUP' },
+    map((message): SessionEvent =>
+      message.type === 'text' ? { type: 'TEXT', text: message.text, receivedAt: options.now() } : { type: 'HANGUP' },
     ),
   );
   const closed = transport.closed$.pipe(map((): SessionEvent => ({ type: 'HANGUP' })));

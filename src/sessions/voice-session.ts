@@ -46,7 +46,8 @@ export class VoiceSession {
     private readonly transport: MediaTransport,
   ) {
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
-    this.recorder = deps.recorder ?? createTurnRecorder({ store: deps.store, outbox: deps.outbox, logger: deps.logger });
+    this.recorder =
+      deps.recorder ?? createTurnRecorder({ store: deps.store, outbox: deps.outbox, logger: deps.logger });
     this.records = new RecordQueue(deps.logger.child({ session_id: session.id }));
   }
 
@@ -127,7 +128,9 @@ export class VoiceSession {
     });
     actor.on('interrupted', ({ turn }) => transport.send({ type: 'interrupted', turn }));
     // An exception inside the machine itself ends this session alone, with an error record.
-    actor.subscribe({ error: (err) => void this.fail('session_failed', `voice session failed: ${describe(err)}`, err) });
+    actor.subscribe({
+      error: (err) => void this.fail('session_failed', `voice session failed: ${describe(err)}`, err),
+    });
     transport.send({ type: 'ready', session_id: session.id, sample_rate: transport.outputSampleRate });
     actor.start();
   }

@@ -43,4 +43,3 @@ function toMachine(event: ReplyEvent): Observable<SessionEvent> {
   if (event.type === 'sentence_audio' && event.sentence === 0) return of({ type: 'AUDIO_STARTED' });
   return EMPTY;
 }
-

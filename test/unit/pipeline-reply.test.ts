@@ -1,3 +1,4 @@
+import type { Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 import { playout } from '../../src/pipeline/reply/playout.js';
@@ -21,7 +22,10 @@ type Cold = TestScheduler['createColdObservable'];
 function run(
   source: ReplySource,
   stages: (cold: Cold) => ReplyStages,
-  check: (ts: TestScheduler, helpers: { expectSubscriptions: (subs: unknown) => { toBe: (m: string) => void } }) => void = () => {},
+  check: (
+    ts: TestScheduler,
+    helpers: { expectSubscriptions: (subs: unknown) => { toBe: (m: string) => void } },
+  ) => void = () => {},
   stopAt?: number,
 ): Run {
   const ts = new TestScheduler((a, b) => expect(a).toEqual(b));
@@ -88,7 +92,7 @@ describe('reply graph (marbles)', () => {
         answer: () => (llm = cold('-x----y|', { x: 'One. ', y: 'Two.' })),
         synthesize: () => {
           tts.push(cold('-----s|', { s: audio(20) }));
-          return tts.at(-1)!;
+          return tts.at(-1)! as Observable<Int16Array>;
         },
       }),
       (_ts, { expectSubscriptions }) => {
@@ -115,7 +119,7 @@ describe('reply graph (marbles)', () => {
         answer: () => (llm = cold('x 99ms y 99ms |', { x: 'One. ', y: 'Two. ' })),
         synthesize: (text) => {
           tts.push(text === 'One.' ? cold('s 9ms |', { s: audio(500) }) : cold('100ms s |', { s: audio(500) }));
-          return tts.at(-1)!;
+          return tts.at(-1)! as Observable<Int16Array>;
         },
       }),
       (_ts, { expectSubscriptions }) => {
