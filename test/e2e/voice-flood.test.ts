@@ -63,7 +63,7 @@ it('an hour of audio sent in seconds is dropped beyond real time, with one error
     const floodMs = performance.now() - started;
     await client.untilEvent('error');
     // Right after the flood: unbounded, nearly the whole hour would still wait for the VAD (it
-    // needs ~20 s of CPU for an hour of audio); bounded, the session holds at most its 64 KB.
+    // needs ~20 s of CPU for an hour of audio); bounded, the session holds at most its 192 KB.
     const held = heldBytes() - baseline;
 
     expect(floodMs).toBeLessThan(3_600_000 - defaultIntakeLimits.burstMs); // it really was a flood

@@ -6,7 +6,7 @@
 export interface IntakeLimits {
   /** Audio may run ahead of real time by this much (a client's jitter buffer, a reconnect); beyond it frames are dropped. */
   burstMs: number;
-  /** Audio of one session waiting for the VAD, at most (16 kHz PCM16: 32 bytes per ms). */
+  /** Audio of one session waiting for the VAD, at most (16 kHz PCM16: 32 bytes per ms); room for a whole `burstMs`. */
   sessionBacklogBytes: number;
   /** Audio of all sessions of this process waiting for the VAD, at most. */
   processBacklogBytes: number;
@@ -14,7 +14,7 @@ export interface IntakeLimits {
 
 export const defaultIntakeLimits: Readonly<IntakeLimits> = Object.freeze({
   burstMs: 5_000,
-  sessionBacklogBytes: 2 * 32_000,
+  sessionBacklogBytes: 6 * 32_000,
   processBacklogBytes: 32 * 1024 * 1024,
 });
 
