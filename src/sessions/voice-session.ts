@@ -1,3 +1,4 @@
+import { tap, type Observable } from 'rxjs';
 import { createActor, fromEventObservable } from 'xstate';
 import {
   sessionMachine,
@@ -91,25 +92,29 @@ export class VoiceSession {
     const machine = sessionMachine.provide({
       actors: {
         listen: fromEventObservable<SessionEvent, void>(() =>
-          sessionInput(transport, {
-            vad: deps.vad,
-            vadOptions: {
-              threshold: agent.vad_threshold,
-              minSilenceMs: agent.min_silence_ms,
-              prefixPaddingMs: agent.prefix_padding_ms,
-              maxUtteranceMs: agent.max_utterance_ms,
-            },
-            limits: deps.intake,
-            backlog: deps.backlog,
-            stats: this.intake,
-            now,
-            onOverrun: (reason) => this.overrun(reason),
-          }),
+          this.logged(
+            sessionInput(transport, {
+              vad: deps.vad,
+              vadOptions: {
+                threshold: agent.vad_threshold,
+                minSilenceMs: agent.min_silence_ms,
+                prefixPaddingMs: agent.prefix_padding_ms,
+                maxUtteranceMs: agent.max_utterance_ms,
+              },
+              limits: deps.intake,
+              backlog: deps.backlog,
+              stats: this.intake,
+              now,
+              onOverrun: (reason) => this.overrun(reason),
+            }),
+          ),
         ),
         speak: fromEventObservable<SessionEvent, SpeakInput>(({ input }) =>
-          turnEvents(graph, 0, { kind: 'say', text: input.text }),
+          this.logged(turnEvents(graph, 0, { kind: 'say', text: input.text })),
         ),
-        reply: fromEventObservable<SessionEvent, ReplyInput>(({ input }) => turnEvents(graph, input.turn, input.input)),
+        reply: fromEventObservable<SessionEvent, ReplyInput>(({ input }) =>
+          this.logged(turnEvents(graph, input.turn, input.input)),
+        ),
       },
     });
     const actor = createActor(machine, {
@@ -133,6 +138,15 @@ export class VoiceSession {
     });
     transport.send({ type: 'ready', session_id: session.id, sample_rate: transport.outputSampleRate });
     actor.start();
+  }
+
+  /** The machine ends the session on a graph's error and keeps its message; the stack goes to the log here. */
+  private logged(events: Observable<SessionEvent>): Observable<SessionEvent> {
+    return events.pipe(
+      tap({
+        error: (err: unknown) => this.deps.logger.error({ err, session_id: this.session.id }, 'voice graph failed'),
+      }),
+    );
   }
 
   private overrun(reason: OverrunReason): void {
