@@ -63,11 +63,14 @@ export class VoiceSession {
     transport: MediaTransport,
   ): Promise<VoiceSession> {
     const voice = new VoiceSession(deps, agent, session, transport);
+    let settings: VoiceSettings;
     try {
-      voice.run(await resolveVoiceSettings(deps.store, agent));
+      settings = await resolveVoiceSettings(deps.store, agent);
     } catch (err) {
       void voice.fail('preset_unavailable', `the agent's preset ${agent.preset_id ?? ''} could not be read`, err);
+      return voice;
     }
+    voice.run(settings);
     return voice;
   }
 
