@@ -43,6 +43,7 @@ export class TurnReport {
   private firstSentenceAt: number | null = null;
   private spokenSentences = 0;
   private firstAudioAt: number | null = null;
+  private firstAudioSentence: number | null = null;
   private answer: string | null = null;
   private message: Promise<Message | null> | null = null;
   private failure: string | null = null;
@@ -53,6 +54,11 @@ export class TurnReport {
     private readonly origin: TurnOrigin,
   ) {
     this.startedAt = scope.now();
+  }
+
+  /** Whether this event is the reply's first audio (sentence 0 unless it had no speech). */
+  startsAudio(event: ReplyEvent): boolean {
+    return event.type === 'sentence_audio' && event.sentence === this.firstAudioSentence;
   }
 
   /** Why the reply failed, once it has; null while it has not. */
@@ -82,6 +88,7 @@ export class TurnReport {
         this.spokenSentences = event.sentence + 1;
         if (this.firstAudioAt !== null) return;
         this.firstAudioAt = now;
+        this.firstAudioSentence = event.sentence;
         this.timings['first_audio_ms'] = round(now - (this.firstSentenceAt ?? now));
         this.timings['end_to_end_ms'] = round(now - this.userDoneAt());
         transport.send({ type: 'audio_start', turn: this.turn, sample_rate: transport.outputSampleRate });

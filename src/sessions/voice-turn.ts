@@ -26,7 +26,7 @@ export function turnEvents(graph: TurnGraph, turn: number, origin: TurnOrigin): 
     return concat(
       reply(replySource(origin), graph.stages, graph.speak).pipe(
         tap({ next: (event) => report.on(event), unsubscribe: () => report.cut() }),
-        mergeMap(toMachine),
+        mergeMap((event) => toMachine(event, report)),
       ),
       defer(() => of(outcome())),
     );
@@ -38,8 +38,8 @@ function replySource(origin: TurnOrigin): ReplySource {
   return { kind: origin.kind, text: origin.text };
 }
 
-function toMachine(event: ReplyEvent): Observable<SessionEvent> {
+function toMachine(event: ReplyEvent, report: TurnReport): Observable<SessionEvent> {
   if (event.type === 'transcribed' && event.text !== '') return of({ type: 'TRANSCRIBED', text: event.text });
-  if (event.type === 'sentence_audio' && event.sentence === 0) return of({ type: 'AUDIO_STARTED' });
+  if (report.startsAudio(event)) return of({ type: 'AUDIO_STARTED' });
   return EMPTY;
 }
