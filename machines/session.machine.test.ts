@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createActor, fromCallback, SimulatedClock } from 'xstate';
+import { Observable, throwError } from 'rxjs';
+import { createActor, fromEventObservable, SimulatedClock } from 'xstate';
 import { getShortestPaths } from 'xstate/graph';
 import {
   sessionMachine,
@@ -27,15 +28,16 @@ function start(input: Partial<SessionMachineInput> = {}) {
     stopped: [] as string[],
     emitted: [] as SessionEmitted[],
   };
+  // Stand-ins for the graphs: they never emit, and record when the machine unsubscribes them.
   const machine = sessionMachine.provide({
     actors: {
-      speak: fromCallback<SessionEvent, SpeakInput>(({ input }) => {
+      speak: fromEventObservable<SessionEvent, SpeakInput>(({ input }) => {
         log.speak.push(input);
-        return () => log.stopped.push('speak');
+        return new Observable<SessionEvent>(() => () => log.stopped.push('speak'));
       }),
-      reply: fromCallback<SessionEvent, ReplyInput>(({ input }) => {
+      reply: fromEventObservable<SessionEvent, ReplyInput>(({ input }) => {
         log.reply.push(input);
-        return () => log.stopped.push(`reply:${input.turn}`);
+        return new Observable<SessionEvent>(() => () => log.stopped.push(`reply:${input.turn}`));
       }),
     },
   });
@@ -46,7 +48,13 @@ function start(input: Partial<SessionMachineInput> = {}) {
   return { actor, clock, log, state };
 }
 
-const utterance = { type: 'SPEECH_END' as const, audio: new Int16Array(160), durationMs: 10 };
+const utterance = {
+  type: 'SPEECH_END' as const,
+  audio: new Int16Array(160),
+  durationMs: 10,
+  speechEndedAt: 1_000,
+  decidedAt: 1_550,
+};
 
 describe('session machine', () => {
   it('speaks the greeting first, then listens', () => {
@@ -84,8 +92,8 @@ describe('session machine', () => {
 
   it('a typed message starts a turn too', () => {
     const { actor, log } = start();
-    actor.send({ type: 'TEXT', text: 'hello' });
-    expect(log.reply[0]!.input).toEqual({ kind: 'text', text: 'hello' });
+    actor.send({ type: 'TEXT', text: 'hello', receivedAt: 5 });
+    expect(log.reply[0]!.input).toEqual({ kind: 'text', text: 'hello', receivedAt: 5 });
     expect(actor.getSnapshot().context.transcript).toBe('hello');
   });
 
@@ -194,7 +202,7 @@ describe('session machine', () => {
 
   it('a failed reply means silence for that turn and listening again', () => {
     const { actor, state } = start();
-    actor.send({ type: 'TEXT', text: 'x' });
+    actor.send({ type: 'TEXT', text: 'x', receivedAt: 0 });
     actor.send({ type: 'REPLY_FAILED', error: 'webhook answered HTTP 500' });
     expect(state()).toBe('{"active":"listening"}');
   });
@@ -213,11 +221,34 @@ describe('session machine', () => {
     }
   });
 
+  it('speech over the greeting interrupts it: the speak graph is unsubscribed and the client told (turn 0)', () => {
+    const { actor, log, state } = start({ greeting: 'Welcome!' });
+    actor.send({ type: 'SPEECH_START' });
+    expect(state()).toBe('{"active":"userSpeaking"}');
+    expect(log.stopped).toEqual(['speak']);
+    expect(log.emitted).toEqual([{ type: 'interrupted', turn: 0, transcript: null }]);
+  });
+
+  it('an error inside a graph ends the session with reason error', () => {
+    const machine = sessionMachine.provide({
+      actors: {
+        reply: fromEventObservable<SessionEvent, ReplyInput>(() => throwError(() => new TypeError('bug in a stage'))),
+      },
+    });
+    const actor = createActor(machine, { input: baseInput });
+    const ended: SessionEmitted[] = [];
+    actor.on('ended', (e) => ended.push(e));
+    actor.start();
+    actor.send({ type: 'TEXT', text: 'hi', receivedAt: 0 });
+    expect(actor.getSnapshot().status).toBe('done');
+    expect(ended).toEqual([{ type: 'ended', reason: 'error', error: 'bug in a stage' }]);
+  });
+
   it('every state is reachable (xstate/graph shortest paths)', () => {
     const machine = sessionMachine.provide({
       actors: {
-        speak: fromCallback<SessionEvent, SpeakInput>(() => () => {}),
-        reply: fromCallback<SessionEvent, ReplyInput>(() => () => {}),
+        speak: fromEventObservable<SessionEvent, SpeakInput>(() => new Observable<SessionEvent>()),
+        reply: fromEventObservable<SessionEvent, ReplyInput>(() => new Observable<SessionEvent>()),
       },
     });
     const paths = getShortestPaths(machine, {
@@ -225,7 +256,7 @@ describe('session machine', () => {
       events: [
         { type: 'SPEECH_START' },
         utterance,
-        { type: 'TEXT', text: 't' },
+        { type: 'TEXT', text: 't', receivedAt: 0 },
         { type: 'TRANSCRIBED', text: 't' },
         { type: 'AUDIO_STARTED' },
         { type: 'SPEAK_DONE' },

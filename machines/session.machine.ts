@@ -1,22 +1,28 @@
-import { assign, emit, fromCallback, setup, type ActorRefFrom } from 'xstate';
+import { EMPTY } from 'rxjs';
+import { assign, emit, fromEventObservable, setup, type ActorRefFrom } from 'xstate';
 
 /**
  * The state of one voice conversation. Pure: it imports nothing from src/. Audio never passes
- * through it; it receives semantic events (speech started/ended, text, hang-up) and invokes two
- * actors that src/ provides with `machine.provide({ actors })`:
+ * through it; it invokes three RxJS graphs (src/pipeline, provided by src/sessions with
+ * `machine.provide({ actors })`) as `fromEventObservable` actors and reacts to the events they send:
+ * - `listen` (the whole session): the microphone graph and the client's messages; sends
+ *   SPEECH_START, SPEECH_END, TEXT and HANGUP.
  * - `speak`: says a fixed text (the greeting); sends SPEAK_DONE when playback has finished.
  * - `reply`: one user turn: transcribe (for audio), answer, speak; sends TRANSCRIBED, AUDIO_STARTED
  *   and REPLY_DONE / REPLY_FAILED.
- * Leaving the state that invoked an actor stops it; the actors' cleanup aborts their HTTP calls and
- * flushes queued audio: that is barge-in.
+ * Leaving the state that invoked an actor unsubscribes its graph; each stage's teardown aborts its
+ * HTTP call or flushes its audio. That is barge-in, and the decision to do it lives here alone.
+ * An error in a graph (a bug, not a provider failure) ends the session with reason `error`.
  * Side effects on the outside world (telling the client, storing records) hang off emitted events:
  * `interrupted`, `turn_started`, `ended`.
  */
 
 export type EndReason = 'idle_timeout' | 'max_duration' | 'client_hangup' | 'error' | 'shutdown';
 
-/** What a turn starts from: a finished utterance or a typed message. */
-export type TurnInput = { kind: 'audio'; audio: Int16Array; durationMs: number } | { kind: 'text'; text: string };
+/** What a turn starts from: a finished utterance or a typed message. Times are wall-clock ms. */
+export type TurnInput =
+  | { kind: 'audio'; audio: Int16Array; durationMs: number; speechEndedAt: number; decidedAt: number }
+  | { kind: 'text'; text: string; receivedAt: number };
 
 export interface SessionMachineInput {
   greeting: string | null;
@@ -41,8 +47,16 @@ export interface SessionContext extends SessionMachineInput {
 
 export type SessionEvent =
   | { type: 'SPEECH_START' }
-  | { type: 'SPEECH_END'; audio: Int16Array; durationMs: number }
-  | { type: 'TEXT'; text: string }
+  | {
+      type: 'SPEECH_END';
+      audio: Int16Array;
+      durationMs: number;
+      /** When the user stopped speaking. */
+      speechEndedAt: number;
+      /** When the VAD decided the utterance was over. */
+      decidedAt: number;
+    }
+  | { type: 'TEXT'; text: string; receivedAt: number }
   | { type: 'TRANSCRIBED'; text: string }
   | { type: 'AUDIO_STARTED' }
   | { type: 'SPEAK_DONE' }
@@ -74,8 +88,9 @@ export const sessionMachine = setup({
     emitted: {} as SessionEmitted,
   },
   actors: {
-    speak: fromCallback<SessionEvent, SpeakInput>(() => () => {}),
-    reply: fromCallback<SessionEvent, ReplyInput>(() => () => {}),
+    listen: fromEventObservable<SessionEvent, void>(() => EMPTY),
+    speak: fromEventObservable<SessionEvent, SpeakInput>(() => EMPTY),
+    reply: fromEventObservable<SessionEvent, ReplyInput>(() => EMPTY),
   },
   delays: {
     idleTimeout: ({ context }) => context.idleTimeoutMs,
@@ -90,11 +105,7 @@ export const sessionMachine = setup({
   actions: {
     startTurn: assign(({ context, event }) => {
       const pending: TurnInput | null =
-        event.type === 'SPEECH_END'
-          ? { kind: 'audio', audio: event.audio, durationMs: event.durationMs }
-          : event.type === 'TEXT'
-            ? { kind: 'text', text: event.text }
-            : context.pending;
+        event.type === 'SPEECH_END' || event.type === 'TEXT' ? turnInput(event) : context.pending;
       return { turn: context.turn + 1, pending, transcript: pending?.kind === 'text' ? pending.text : null };
     }),
     startQueuedTurn: assign(({ context }) => ({
@@ -103,11 +114,11 @@ export const sessionMachine = setup({
       queued: null,
       transcript: context.queued?.kind === 'text' ? context.queued.text : null,
     })),
-    queueUtterance: assign(({ event }) =>
-      event.type === 'SPEECH_END'
-        ? { queued: { kind: 'audio' as const, audio: event.audio, durationMs: event.durationMs } }
-        : {},
-    ),
+    queueUtterance: assign(({ event }) => (event.type === 'SPEECH_END' ? { queued: turnInput(event) } : {})),
+    failed: assign(({ event }) => ({
+      endReason: 'error' as const,
+      error: 'error' in event ? describe(event.error) : 'unknown error',
+    })),
     announceTurn: emit(({ context }) => ({
       type: 'turn_started' as const,
       turn: context.turn,
@@ -134,6 +145,7 @@ export const sessionMachine = setup({
   initial: 'active',
   states: {
     active: {
+      invoke: { src: 'listen', onError: { target: 'ended', actions: 'failed' } },
       after: {
         maxDuration: { target: 'ended', actions: assign({ endReason: 'max_duration' }) },
       },
@@ -151,10 +163,14 @@ export const sessionMachine = setup({
           always: [{ guard: 'hasGreeting', target: 'greeting' }, { target: 'listening' }],
         },
         greeting: {
-          invoke: { src: 'speak', input: ({ context }) => ({ text: context.greeting ?? '' }) },
+          invoke: {
+            src: 'speak',
+            input: ({ context }) => ({ text: context.greeting ?? '' }),
+            onError: { target: '#session.ended', actions: 'failed' },
+          },
           on: {
             SPEAK_DONE: 'listening',
-            SPEECH_START: { guard: 'interruptible', target: 'userSpeaking' },
+            SPEECH_START: { guard: 'interruptible', target: 'interrupted' },
           },
         },
         listening: {
@@ -175,7 +191,11 @@ export const sessionMachine = setup({
           },
         },
         turn: {
-          invoke: { src: 'reply', input: ({ context }) => ({ turn: context.turn, input: context.pending! }) },
+          invoke: {
+            src: 'reply',
+            input: ({ context }) => ({ turn: context.turn, input: context.pending! }),
+            onError: { target: '#session.ended', actions: 'failed' },
+          },
           on: {
             TRANSCRIBED: { actions: assign(({ event }) => ({ transcript: event.text })) },
             REPLY_DONE: [
@@ -236,3 +256,19 @@ export const sessionMachine = setup({
 });
 
 export type SessionActor = ActorRefFrom<typeof sessionMachine>;
+
+function turnInput(event: Extract<SessionEvent, { type: 'SPEECH_END' } | { type: 'TEXT' }>): TurnInput {
+  return event.type === 'TEXT'
+    ? { kind: 'text', text: event.text, receivedAt: event.receivedAt }
+    : {
+        kind: 'audio',
+        audio: event.audio,
+        durationMs: event.durationMs,
+        speechEndedAt: event.speechEndedAt,
+        decidedAt: event.decidedAt,
+      };
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -88,7 +88,7 @@ export async function createServices(
     intervalMs: config.sessionSweepIntervalMs,
     leaseTtlMs: config.sessionLeaseTtlMs,
   });
-  const voiceDeps = { store, outbox, responder, speech, vad, rag, logger };
+  const voiceDeps = { store, outbox, responder, speech, vad, rag, logger, recorder };
   return {
     vad,
     speech,

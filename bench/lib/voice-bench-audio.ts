@@ -36,6 +36,8 @@ export function framesOf(audio: AudioFrame, frameMs: number): AudioFrame[] {
 export interface SpeechEnds {
   /** Index (into the frames, in push order) of the frame whose push produced each `speech_end`. */
   frames: number[];
+  /** Index of the frame holding each utterance's end of speech (the VAD's `atMs`): where the user stopped. */
+  spokenUntil: number[];
   speechStarts: number;
 }
 
@@ -52,12 +54,20 @@ export async function speechEndFrames(
 ): Promise<SpeechEnds> {
   const stream = vad.stream(options);
   const ends: number[] = [];
+  const spokenUntil: number[] = [];
+  /** Stream time (ms) at the end of each frame. */
+  const frameEndsMs: number[] = [];
   let speechStarts = 0;
+  let atMs = 0;
   for (let i = 0; i < frames.length; i++) {
+    atMs += (frames[i]!.samples.length * 1000) / frames[i]!.sampleRate;
+    frameEndsMs.push(atMs);
     for (const event of await stream.push(frames[i]!)) {
-      if (event.type === 'speech_end') ends.push(i);
-      else if (event.type === 'speech_start') speechStarts++;
+      if (event.type === 'speech_end') {
+        ends.push(i);
+        spokenUntil.push(frameEndsMs.findIndex((end) => end >= event.atMs));
+      } else if (event.type === 'speech_start') speechStarts++;
     }
   }
-  return { frames: ends, speechStarts };
+  return { frames: ends, spokenUntil, speechStarts };
 }

@@ -11,11 +11,15 @@ export interface TurnsJob {
   session: SessionGrant;
   /** Audio turns (each followed by a text turn), warm-up included. */
   audioTurns: number;
-  /** Pace before each end-of-speech frame and after the answer (× real time); 1× in between. */
+  /** Pace before each end of speech and after the answer (× real time); 1× in between. */
   speed: number;
+  /** How far ahead of real time the fast parts may run (under the server's allowance). */
+  allowanceMs: number;
   frameMs: number;
   /** Per audio turn: index, within that turn's frames, of the frame that completes the VAD's end-of-speech decision. */
   triggerFrames: number[];
+  /** Per audio turn: index of the frame where the speech ends (real time from there on). */
+  spokenUntilFrames: number[];
   /** Pause after each answer, so the next turn starts with the session listening again. */
   gapMs: number;
   text: string;
@@ -24,10 +28,10 @@ export interface TurnsJob {
 
 export interface TurnSample {
   kind: 'audio' | 'text';
-  /** Audio: end-of-speech frame sent → `transcript` received; null for text. */
+  /** Audio: end-of-speech decision frame sent → `transcript` received; null for text. */
   send_to_transcript_ms: number | null;
-  /** Audio: end-of-speech frame sent → `audio_start` received. Text: text message sent → `audio_start` received. */
-  send_to_audio_start_ms: number;
+  /** Audio: the frame where the speech ends sent → `audio_start` received. Text: text message sent → `audio_start` received. */
+  speech_end_to_audio_start_ms: number;
   /** An `interrupted` event arrived during the turn (the sample is not clean). */
   interrupted: boolean;
 }

@@ -9,6 +9,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AudioFrame } from '../../src/pipeline/audio-frame.js';
+import { RealTimeMeter } from '../../src/pipeline/intake/real-time-meter.js';
 import { VoiceClient } from '../../test/support/voice-client.js';
 import { percentile } from './percentiles.js';
 import { framesOf, loadVoiceBenchClip, loopClip } from './voice-bench-audio.js';
@@ -49,58 +50,63 @@ async function runTurns(job: TurnsJob): Promise<TurnsResult> {
   live = [client];
   const frames = asBuffers(framesOf(clip, job.frameMs));
   const samples: TurnSample[] = [];
+  // A mirror of the server's real-time meter: the fast parts never run past the allowance.
+  const meter = new RealTimeMeter(job.allowanceMs, performance.now());
   for (let i = 0; i < job.audioTurns; i++) {
-    // Audio turn: fast up to the end-of-speech frame, real time until the answer, fast again.
+    // Audio turn: fast up to the end of speech, real time from there until the answer, fast again.
     const trigger = job.triggerFrames[i]!;
+    const spokenUntil = job.spokenUntilFrames[i]!;
     const before = {
       transcript: count(client, 'transcript'),
       audio: count(client, 'audio_start'),
-      response: count(client, 'response'),
+      answers: client.answers().length,
       interrupted: count(client, 'interrupted'),
     };
-    let due = performance.now();
+    let due = Number.NaN;
     let triggerAt = Number.NaN;
+    let speechEndAt = Number.NaN;
     for (let k = 0; k < frames.length; k++) {
-      client.sendRaw(frames[k]!);
-      const realTime = k >= trigger && count(client, 'response') === before.response;
-      if (k === trigger) {
-        triggerAt = performance.now();
-        due = triggerAt;
+      const realTime = k >= spokenUntil && client.answers().length === before.answers;
+      if (realTime) {
+        if (Number.isNaN(due)) due = performance.now();
+        const wait = due - performance.now();
+        if (wait > 0) await sleep(wait);
+        due += job.frameMs;
+        meter.admit(job.frameMs, performance.now());
+      } else {
+        while (!meter.admit(job.frameMs, performance.now())) await sleep(job.frameMs);
+        if (k % job.speed === 0) await sleep(job.frameMs); // about `speed`× real time
       }
-      due += realTime ? job.frameMs : job.frameMs / job.speed;
-      const wait = due - performance.now();
-      if (wait > 0) await sleep(wait);
+      client.sendRaw(frames[k]!);
+      if (k === spokenUntil) speechEndAt = performance.now();
+      if (k === trigger) triggerAt = performance.now();
     }
     await client.until(
-      () => count(client, 'response') > before.response,
+      () => count(client, 'audio_start') > before.audio && client.answers().length > before.answers,
       job.timeoutMs,
-      `response to audio turn ${i + 1}`,
+      `answer to audio turn ${i + 1}`,
     );
     samples.push({
       kind: 'audio',
       send_to_transcript_ms: nth(client, 'transcript', before.transcript)!.at - triggerAt,
-      send_to_audio_start_ms: nth(client, 'audio_start', before.audio)!.at - triggerAt,
+      speech_end_to_audio_start_ms: nth(client, 'audio_start', before.audio)!.at - speechEndAt,
       interrupted: count(client, 'interrupted') > before.interrupted,
     });
+    await client.until(() => count(client, 'audio_end') > before.audio, job.timeoutMs, 'end of the answer');
     await sleep(job.gapMs);
 
     // Text turn: the same answer path with the VAD and the audio frames left out.
     const textBefore = {
       audio: count(client, 'audio_start'),
-      response: count(client, 'response'),
       interrupted: count(client, 'interrupted'),
     };
     const sentAt = performance.now();
     client.sendJson({ type: 'text', text: job.text });
-    await client.until(
-      () => count(client, 'response') > textBefore.response,
-      job.timeoutMs,
-      `response to text turn ${i + 1}`,
-    );
+    await client.until(() => count(client, 'audio_end') > textBefore.audio, job.timeoutMs, `text turn ${i + 1}`);
     samples.push({
       kind: 'text',
       send_to_transcript_ms: null,
-      send_to_audio_start_ms: nth(client, 'audio_start', textBefore.audio)!.at - sentAt,
+      speech_end_to_audio_start_ms: nth(client, 'audio_start', textBefore.audio)!.at - sentAt,
       interrupted: count(client, 'interrupted') > textBefore.interrupted,
     });
     await sleep(job.gapMs);
@@ -178,7 +184,7 @@ async function runLoad(job: LoadJob): Promise<LoadResult> {
     },
     client_cpu_ms: (cpuUsed.user + cpuUsed.system) / 1000,
     wall_ms: streamedAt - t0,
-    responses: live.reduce((n, c) => n + count(c, 'response'), 0),
+    responses: live.reduce((n, c) => n + c.answers().length, 0),
     errors: live.flatMap((c) => c.eventsOf('error').map((e) => `${String(e['code'])}: ${String(e['message'])}`)),
   };
 }

@@ -1,4 +1,4 @@
-/** The audio half of the voice pipeline: frames, WAV, resampling and Silero VAD. */
+/** The voice pipeline: frames, WAV, resampling, Silero VAD, the microphone graph and the reply graph. */
 export {
   float32ToInt16,
   frameDurationMs,
@@ -18,3 +18,16 @@ export { vadSampleRate, vadWindowSamples } from './vad/silero-format.js';
 export { defaultSileroModelPath, SileroVad, type SileroVadLoadOptions } from './vad/silero-vad.js';
 export { gateSpeech, SpeechGate, type SpeechDecision, type SpeechEndReason } from './vad/speech-gate.js';
 export { VadInputError, VadStream } from './vad/vad-stream.js';
+export { listen, processBacklog, type HeardEvent, type ListenOptions } from './listen.js';
+export { defaultIntakeLimits, type IntakeLimits, type IntakeStats, type OverrunReason } from './intake/limits.js';
+export { reply, type ReplyEvent, type ReplySource, type ReplyStages } from './reply/reply.js';
+export {
+  defaultPlayoutTiming,
+  playout,
+  type PlayoutEvent,
+  type PlayoutOptions,
+  type SpeechChunk,
+} from './reply/playout.js';
+export { SentenceSplitter, splitSentences } from './reply/sentences.js';
+export { StageFailure, type ReplyStage } from './reply/stage-failure.js';
+export { abortable } from './reply/abortable.js';

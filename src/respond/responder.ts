@@ -108,9 +108,10 @@ export class Responder {
 
   /**
    * The answer as text deltas, for speech: the webhook's reply whole, or the LLM's tokens as they
-   * come. Failures are recorded like `answer`'s and thrown as AnswerFailed.
+   * come, with the LLM settings the session resolved once when it started. Failures are recorded
+   * like `answer`'s and thrown as AnswerFailed.
    */
-  async *stream(agent: StoredAgent, turn: Turn, signal?: AbortSignal): AsyncIterable<string> {
+  async *stream(agent: StoredAgent, turn: Turn, llm: StoredPreset['llm'], signal?: AbortSignal): AsyncIterable<string> {
     if (agent.mode === 'passthrough') {
       const answer = await this.viaWebhook(agent, turn, signal);
       if (!answer.ok) throw new AnswerFailed(answer.message, answer.errorId, answer.aborted);
@@ -120,16 +121,12 @@ export class Responder {
     const start = performance.now();
     const elapsed = () => Math.round((performance.now() - start) * 100) / 100;
     try {
-      const settings =
-        agent.preset_id === null
-          ? builtInPreset.llm
-          : (await this.options.store.presets.getStored(agent.preset_id)).llm;
       const messages = await this.prompt(agent, turn);
-      yield* this.options.llmFor(settings).stream({
-        model: settings.model,
+      yield* this.options.llmFor(llm).stream({
+        model: llm.model,
         messages,
-        temperature: settings.temperature,
-        maxTokens: settings.max_tokens,
+        temperature: llm.temperature,
+        maxTokens: llm.max_tokens,
         signal,
         timeoutMs: this.options.llmTimeoutMs,
       });

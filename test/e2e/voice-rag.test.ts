@@ -54,7 +54,7 @@ it('an utterance to an agent with RAG on sends the relevant chunk as data.contex
   try {
     await client.untilEvent('ready');
     await client.stream(await readWav(new URL('../fixtures/audio/hello.wav', import.meta.url).pathname), { speed: 4 });
-    await client.untilEvent('response');
+    await client.untilAnswer();
     const body = webhook.requests[0]!.json as { data: { transcript: string; context: string | null } };
     expect(body.data.transcript).toBe('Who invented the Fresnel lens?');
     expect(body.data.context).toContain('[lighthouses.md]');

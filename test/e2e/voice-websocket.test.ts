@@ -119,8 +119,16 @@ describe('voice over the WebSocket transport', () => {
     const { client, sessionId } = await connect(agent);
     const before = webhook.requests.length;
     await client.stream(hello, { speed: 4 });
-    const response = await client.untilEvent('response');
+    const response = await client.untilAnswer();
     expect(response.text).toBe('Sure. You said: I would like to book a table for two tonight.');
+    // Captions as the answer is produced: sentence by sentence, then whole, before its audio.
+    const captions = client.eventsOf('response').map((e) => [e.text, e.final]);
+    expect(captions).toEqual([
+      ['Sure.', false],
+      ['Sure. You said: I would like to book a table for two tonight.', false],
+      ['Sure. You said: I would like to book a table for two tonight.', true],
+    ]);
+    expect(client.eventsOf('response')[0]!.at).toBeLessThanOrEqual((await client.untilEvent('audio_start')).at);
 
     const calls = webhookCallsFor(sessionId);
     expect(calls).toHaveLength(1);
@@ -142,7 +150,7 @@ describe('voice over the WebSocket transport', () => {
 
     // Speech came back: audio_start, PCM frames, audio_end, in that order.
     const start = client.eventsOf('audio_start')[0]!;
-    const end = client.eventsOf('audio_end')[0]!;
+    const end = await client.untilEvent('audio_end');
     expect(start.sample_rate).toBe(16000);
     const frames = client.audio.filter((a) => a.at >= start.at && a.at <= end.at);
     const seconds = frames.reduce((n, a) => n + a.samples, 0) / 16000;
@@ -160,8 +168,15 @@ describe('voice over the WebSocket transport', () => {
     }[];
     expect(user).toMatchObject({ role: 'user', text: 'I would like to book a table for two tonight.' });
     expect(reply).toMatchObject({ role: 'agent', status: 'complete' });
-    for (const t of ['stt_ms', 'response_ms', 'first_audio_ms', 'end_to_end_ms'])
+    for (const t of ['endpointing_ms', 'stt_ms', 'response_ms', 'first_audio_ms', 'end_to_end_ms'])
       expect(reply!.timings[t]).toBeGreaterThanOrEqual(0);
+    // The user waited from the end of their speech (as the audio arrived: 4x real time here),
+    // through the VAD's silence wait, to the first audio frame.
+    expect(reply!.timings['endpointing_ms']).toBeGreaterThan(0);
+    const t = reply!.timings;
+    expect(t['end_to_end_ms']).toBeGreaterThanOrEqual(
+      t['endpointing_ms']! + t['stt_ms']! + t['response_ms']! + t['first_audio_ms']! - 1,
+    );
 
     client.sendJson({ type: 'end' });
     await client.untilClosed();
@@ -176,6 +191,14 @@ describe('voice over the WebSocket transport', () => {
       .filter((r) => (r.json as { session_id: string }).session_id === sessionId)
       .map((r) => (r.json as { type: string }).type);
     expect(types).toEqual(expect.arrayContaining(['session_start', 'llm_response', 'audio_ready', 'session_end']));
+    const llmResponse = events.requests
+      .map((r) => r.json as { type: string; session_id: string; data: Record<string, unknown> })
+      .find((e) => e.type === 'llm_response' && e.session_id === sessionId)!;
+    expect(llmResponse.data).toMatchObject({
+      response: 'Sure. You said: I would like to book a table for two tonight.',
+      interrupted: false,
+      channel: 'voice',
+    });
     const audioReady = events.requests
       .map((r) => r.json as { type: string; session_id: string; data: { duration_ms: number } })
       .find((e) => e.type === 'audio_ready' && e.session_id === sessionId)!;
@@ -189,6 +212,7 @@ describe('voice over the WebSocket transport', () => {
     const { client, sessionId } = await connect(agent);
     const start = await client.untilEvent('audio_start');
     expect(start.turn).toBe(0);
+    expect(client.answers()[0]).toMatchObject({ turn: 0, text: 'Hello, thanks for calling.' });
     await client.untilEvent('audio_end');
     expect(client.audio.reduce((n, a) => n + a.samples, 0) / 16000).toBeGreaterThan(0.5);
     const session = await p.request('GET', `/admin/v1/sessions/${sessionId}`);
@@ -206,7 +230,7 @@ describe('voice over the WebSocket transport', () => {
     const agent = await agentWith({ interruptions_enabled: false });
     const { client, sessionId } = await connect(agent);
     await client.stream(twoUtterances, { speed: 2 });
-    await client.untilEvent('response', 2);
+    await client.untilAnswer(2);
     expect(webhookCallsFor(sessionId).map((r) => (r.json as { data: { transcript: string } }).data.transcript)).toEqual(
       transcripts,
     );
@@ -227,13 +251,15 @@ describe('voice over the WebSocket transport', () => {
     await client.stream(interrupt, { speed: 1 });
     const interrupted = await client.untilEvent('interrupted');
     expect(interrupted.turn).toBe(1);
-    // After `interrupted` at most the playout lead (120 ms) plus one frame more may arrive.
-    const after = client.audio.filter(
-      (a) => a.at > interrupted.at && a.at < interrupted.at + 2000 && client.eventsOf('audio_start').length < 2,
-    );
-    expect(after.reduce((n, a) => n + a.samples, 0) / 16000).toBeLessThanOrEqual(0.02);
+    // Wait, then count: no frame of the cut answer may arrive after `interrupted` (the graph is
+    // unsubscribed before it is sent); the next answer's audio starts with its own `audio_start`.
+    await new Promise((r) => setTimeout(r, 1_500));
+    const nextStart = client.eventsOf('audio_start').find((e) => e.at > interrupted.at)?.at ?? Number.POSITIVE_INFINITY;
+    const late = client.audio.filter((a) => a.at > interrupted.at && a.at < nextStart);
+    expect(late).toEqual([]);
+    expect(client.audio.filter((a) => a.at < interrupted.at).length).toBeGreaterThan(5);
     // The interrupting utterance becomes the next turn.
-    const second = await client.untilEvent('response', 1, 30_000);
+    const second = await client.untilAnswer(2, 30_000);
     expect(second.text).toBe('Of course.');
     expect(webhookCallsFor(sessionId)).toHaveLength(2);
     const session = await p.request('GET', `/admin/v1/sessions/${sessionId}`);
@@ -241,10 +267,19 @@ describe('voice over the WebSocket transport', () => {
     const agentMessages = (conversation.body.messages as { role: string; status: string; text: string }[]).filter(
       (m) => m.role === 'agent',
     );
-    expect(agentMessages.map((m) => [m.status, m.text.slice(0, 20)])).toEqual([
-      ['interrupted', long.slice(0, 20)],
-      ['complete', 'Of course.'],
-    ]);
+    expect(agentMessages.map((m) => m.text.slice(0, 20))).toEqual([long.slice(0, 20), 'Of course.']);
+    // The answer was whole before the cut, so `llm_response` went out complete and at once; its
+    // playback (`audio_ready`) says it was interrupted, with the part that was spoken.
+    const sessionEvents = () =>
+      events.requests
+        .map((r) => r.json as { type: string; session_id: string; data: Record<string, unknown> })
+        .filter((e) => e.session_id === sessionId);
+    await events.until(() => sessionEvents().filter((e) => e.type === 'audio_ready').length === 2);
+    const [firstAnswer] = sessionEvents().filter((e) => e.type === 'llm_response');
+    expect(firstAnswer!.data).toMatchObject({ response: long, interrupted: false });
+    const [cut, whole] = sessionEvents().filter((e) => e.type === 'audio_ready');
+    expect(cut!.data).toMatchObject({ turn: 1, interrupted: true });
+    expect(whole!.data).toMatchObject({ turn: 2, interrupted: false });
   });
 
   it('barge-in while the webhook is still thinking aborts the request', async () => {
@@ -259,10 +294,11 @@ describe('voice over the WebSocket transport', () => {
     await webhook.until(() =>
       webhook.requests.some((r) => (r.json as { data: { transcript: string } }).data.transcript === 'First question.'),
     );
-    await client.stream(interrupt, { speed: 4 });
+    // Within the real-time allowance (5 s ahead): the first utterance already took 3.6 s of it.
+    await client.stream(interrupt, { speed: 1.5 });
     await client.untilEvent('interrupted');
     await webhook.until(() => webhook.abandoned > abandonedBefore);
-    const response = await client.untilEvent('response');
+    const response = await client.untilAnswer();
     expect(response.text).toBe('Of course.');
   });
 
@@ -275,13 +311,25 @@ describe('voice over the WebSocket transport', () => {
     const agent = await agentWith();
     const { client, sessionId } = await connect(agent);
     await client.stream(twoUtterances, { speed: 2 });
-    const response = await client.untilEvent('response');
+    const response = await client.untilAnswer();
     expect(response.text).toBe('Back again.');
+    await client.untilEvent('audio_end');
     expect(client.eventsOf('audio_start')).toHaveLength(1);
     expect(client.eventsOf('error')[0]).toMatchObject({ code: 'turn_failed' });
     const errors = await p.request('GET', `/admin/v1/errors?session_id=${sessionId}`);
     expect(errors.body.data).toHaveLength(1);
     expect(errors.body.data[0]).toMatchObject({ type: 'webhook_http_error', status_code: 500, agent_id: agent.id });
+    // The failed turn stays in the conversation: a `failed` agent message linked to its error record.
+    const session = await p.request('GET', `/admin/v1/sessions/${sessionId}`);
+    const conversation = await p.request('GET', `/admin/v1/conversations/${session.body.conversation_id}`);
+    const messages = conversation.body.messages as { role: string; status: string; text: string; error_id: string }[];
+    expect(messages.map((m) => [m.role, m.status])).toEqual([
+      ['user', 'complete'],
+      ['agent', 'failed'],
+      ['user', 'complete'],
+      ['agent', 'complete'],
+    ]);
+    expect(messages[1]!.error_id).toBe(errors.body.data[0].id);
   });
 
   it('webhook timeout: silence for that turn, then the next turn works', async () => {
@@ -293,7 +341,7 @@ describe('voice over the WebSocket transport', () => {
     const agent = await agentWith({ webhook_timeout_ms: 500, interruptions_enabled: false });
     const { client, sessionId } = await connect(agent);
     await client.stream(twoUtterances, { speed: 2 });
-    const response = await client.untilEvent('response');
+    const response = await client.untilAnswer();
     expect(response.text).toBe('In time.');
     const errors = await p.request('GET', `/admin/v1/errors?session_id=${sessionId}&type=webhook_timeout`);
     expect(errors.body.data).toHaveLength(1);
@@ -319,7 +367,7 @@ describe('voice over the WebSocket transport', () => {
     await Promise.all([healthy.client.stream(hello, { speed: 4 }), broken.client.stream(hello, { speed: 4 })]);
     const ended = await broken.client.untilEvent('ended');
     expect(ended.reason).toBe('error');
-    const response = await healthy.client.untilEvent('response');
+    const response = await healthy.client.untilAnswer();
     expect(response.text).toBe('Still here.');
     const errors = await p.request('GET', `/admin/v1/errors?session_id=${broken.sessionId}&type=session_failed`);
     expect(errors.body.data).toHaveLength(1);
@@ -337,7 +385,7 @@ describe('voice over the WebSocket transport', () => {
     expect(client.eventsOf('error').map((e) => e.code)).toEqual(['bad_audio_frame', 'invalid_json', 'invalid_message']);
     client.sendJson({ type: 'text', text: 'typed question' });
     webhookReply = () => ({ body: { response: 'typed answer' } });
-    const response = await client.untilEvent('response');
+    const response = await client.untilAnswer();
     expect(response.text).toBe('typed answer');
     expect(client.closeCode).toBeNull();
   });

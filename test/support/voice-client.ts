@@ -94,6 +94,17 @@ export class VoiceClient {
     return this.eventsOf(type)[count - 1]!;
   }
 
+  /** The whole answers so far (`response` with `final: true`), oldest first. */
+  answers(): (ServerEventMessage & { at: number })[] {
+    return this.events.filter((e) => e.type === 'response' && e['final'] === true);
+  }
+
+  /** Waits for the `count`-th whole answer (`response` with `final: true`). */
+  async untilAnswer(count = 1, timeoutMs = 20_000): Promise<ServerEventMessage & { at: number }> {
+    await this.until(() => this.answers().length >= count, timeoutMs, `${count} × final response`);
+    return this.answers()[count - 1]!;
+  }
+
   async untilClosed(timeoutMs = 20_000): Promise<void> {
     await this.until(() => this.closeCode !== null, timeoutMs, 'close');
   }

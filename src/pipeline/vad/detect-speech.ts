@@ -10,7 +10,7 @@ import type { SileroVad } from './silero-vad.js';
  *
  * Backpressure: frames queue in `concatMap` while a window is being scored (one stream's windows
  * must run in order). A 32 ms window takes ~0.2 ms, so the queue stays at zero or one frame unless
- * the process is overloaded; a transport that must bound memory drops whole frames before this stage.
+ * the process is overloaded. A session's microphone graph (../listen.ts) bounds what reaches it.
  */
 export function detectSpeech(
   vad: SileroVad,

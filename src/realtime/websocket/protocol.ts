@@ -16,7 +16,8 @@ export type ClientMessage = z.infer<typeof clientMessageSchema>;
 export type ServerEvent =
   | { type: 'ready'; session_id: string; sample_rate: number }
   | { type: 'transcript'; turn: number; text: string }
-  | { type: 'response'; turn: number; text: string }
+  /** The answer so far (`final: false`, one per sentence as it is produced), then whole (`final: true`). */
+  | { type: 'response'; turn: number; text: string; final: boolean }
   | { type: 'audio_start'; turn: number; sample_rate: number }
   | { type: 'audio_end'; turn: number }
   | { type: 'interrupted'; turn: number }

@@ -9,7 +9,9 @@ const maxAudioBytes = 96_000;
 
 /**
  * A WebSocket as a MediaTransport. Bad input (odd-length or oversized audio, non-JSON or unknown
- * messages) gets an `error` event and is dropped; the connection and the process carry on.
+ * messages) gets an `error` event and is dropped; the connection and the process carry on. Audio
+ * is handed on as it arrives: the session's microphone graph (pipeline/listen.ts) meters it
+ * against real time and bounds what it holds, the same for every transport.
  */
 export class WsTransport implements MediaTransport {
   readonly kind = 'websocket';

@@ -1,9 +1,9 @@
-import { Resampler } from '../pipeline/resampler.js';
-import type { TtsChunk } from '../providers/tts.js';
+import { Resampler } from '../resampler.js';
+import type { TtsChunk } from '../../providers/tts.js';
 
 /**
  * TTS chunks at the provider's rate in, PCM16 at the transport's rate out, pulled one chunk at a
- * time (the pull side of resampling; microphone audio goes through pipeline/resample.ts).
+ * time (the pull side of resampling; microphone audio goes through ../resample.ts).
  * Chunks already at the target rate pass through as they are.
  */
 export async function* resampleSpeech(chunks: AsyncIterable<TtsChunk>, rate: number): AsyncIterable<Int16Array> {

@@ -1,0 +1,118 @@
+import { Observable } from 'rxjs';
+import { frameDurationMs, type AudioFrame } from './audio-frame.js';
+import { ArrivalClock } from './intake/arrival-clock.js';
+import { AudioBacklog } from './intake/audio-backlog.js';
+import { defaultIntakeLimits, type IntakeLimits, type IntakeStats, type OverrunReason } from './intake/limits.js';
+import { RealTimeMeter } from './intake/real-time-meter.js';
+import { resampleTo } from './resample.js';
+import type { VadOptions } from './vad/options.js';
+import { vadSampleRate } from './vad/silero-format.js';
+import type { SileroVad } from './vad/silero-vad.js';
+
+/** What the microphone graph hears. Times are wall-clock ms on `now`'s clock. */
+export type HeardEvent =
+  | { type: 'speech_start' }
+  | {
+      type: 'speech_end';
+      /** The utterance at 16 kHz (prefix padding included). */
+      audio: Int16Array;
+      durationMs: number;
+      /** When the user stopped speaking: the arrival of the audio where the VAD placed the end of speech. */
+      speechEndedAt: number;
+      /** When the VAD decided the utterance was over (`min_silence_ms` of silence later). */
+      decidedAt: number;
+    }
+  /** Inbound audio was dropped for the first time for this reason (later drops are only counted). */
+  | { type: 'overrun'; reason: OverrunReason };
+
+export interface ListenOptions {
+  vad: SileroVad;
+  vadOptions: Partial<VadOptions>;
+  limits?: Partial<IntakeLimits>;
+  /** The process-wide backlog; `processBacklog` unless a test brings its own. */
+  backlog?: AudioBacklog;
+  /** Counts drops as they happen. */
+  stats?: IntakeStats;
+  now?: () => number;
+}
+
+/** Every session's audio waiting for the VAD in this process, bounded by `processBacklogBytes`. */
+export const processBacklog = new AudioBacklog(defaultIntakeLimits.processBacklogBytes);
+
+/**
+ * The microphone graph: a transport's frames → real-time meter → resample to 16 kHz → backlog
+ * bound → Silero VAD → speech start/end with the wall times latency is measured from.
+ *
+ * Backpressure: RxJS has none, so each edge has a policy. Frames beyond real time plus
+ * `burstMs` are dropped whole at the meter; frames that would push the audio waiting for the VAD
+ * past the session's or the process's bound are dropped whole before it. Nothing else queues:
+ * the VAD stream runs its windows in order as frames arrive (~0.2 ms per 32 ms window).
+ */
+export function listen(audio$: Observable<AudioFrame>, options: ListenOptions): Observable<HeardEvent> {
+  const limits = { ...defaultIntakeLimits, ...options.limits };
+  const now = options.now ?? (() => performance.now());
+  const stats = options.stats ?? { droppedFrames: 0, droppedMs: 0 };
+  return new Observable<HeardEvent>((subscriber) => {
+    const stream = options.vad.stream(options.vadOptions);
+    const meter = new RealTimeMeter(limits.burstMs, now());
+    const backlog = (options.backlog ?? processBacklog).session(limits.sessionBacklogBytes);
+    const clock = new ArrivalClock(vadSampleRate);
+    const reported = new Set<OverrunReason>();
+    let tail: Promise<unknown> = Promise.resolve();
+
+    const drop = (reason: OverrunReason, ms: number) => {
+      stats.droppedFrames++;
+      stats.droppedMs += ms;
+      if (reported.has(reason)) return;
+      reported.add(reason);
+      subscriber.next({ type: 'overrun', reason });
+    };
+    const hear = (frame: AudioFrame) => {
+      const bytes = frame.samples.byteLength;
+      const admitted = backlog.admit(bytes);
+      if (admitted !== 'ok') {
+        drop(admitted === 'session' ? 'session_backlog' : 'process_backlog', frameDurationMs(frame));
+        return;
+      }
+      clock.record(frame.samples.length, now());
+      tail = stream.push(frame).then(
+        (events) => {
+          backlog.release(bytes);
+          for (const event of events) {
+            if (event.type === 'speech_start') subscriber.next({ type: 'speech_start' });
+            else if (event.type === 'speech_end')
+              subscriber.next({
+                type: 'speech_end',
+                audio: event.audio,
+                durationMs: event.durationMs,
+                speechEndedAt: clock.wallTimeOf(event.atMs),
+                decidedAt: now(),
+              });
+          }
+        },
+        (err: unknown) => {
+          backlog.release(bytes);
+          subscriber.error(err);
+        },
+      );
+    };
+
+    const metered = new Observable<AudioFrame>((inner) =>
+      audio$.subscribe({
+        next: (frame) => {
+          const ms = frameDurationMs(frame);
+          if (meter.admit(ms, now())) inner.next(frame);
+          else drop('faster_than_real_time', ms);
+        },
+        error: (err: unknown) => inner.error(err),
+        complete: () => inner.complete(),
+      }),
+    );
+    const input = metered.pipe(resampleTo(vadSampleRate)).subscribe({
+      next: hear,
+      error: (err: unknown) => subscriber.error(err),
+      complete: () => void tail.then(() => subscriber.complete()),
+    });
+    return () => input.unsubscribe();
+  });
+}

@@ -1,0 +1,105 @@
+import { asyncScheduler, Observable, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
+
+export interface PlayoutOptions {
+  /** Rate of the audio in and of the frames sent (the transport's output rate). */
+  sampleRate: number;
+  /** Size of each audio message sent. */
+  frameMs: number;
+  /** How far ahead of real time audio is sent: the most a client has buffered when barge-in flushes. */
+  leadMs: number;
+}
+
+export const defaultPlayoutTiming = Object.freeze({ frameMs: 20, leadMs: 120 });
+
+/** Speech for one sentence of an answer, at the playout rate. */
+export interface SpeechChunk {
+  /** Index of the sentence this audio speaks (0 = first). */
+  sentence: number;
+  samples: Int16Array;
+}
+
+export type PlayoutEvent =
+  /** The first frame of a sentence is about to be sent (emitted before `send` is called for it). */
+  | { type: 'sentence_audio'; sentence: number }
+  /** Everything was sent and, by the clock, played: the answer is over. */
+  | { type: 'drained'; samples: number };
+
+/**
+ * Sends speech at real-time pace, a frame at a time, never more than `leadMs` ahead of what the
+ * client has played; completes once the last frame has been played (by the scheduler's clock).
+ * Unsubscribing stops at once: queued audio is never sent and no timer is left behind, which is
+ * how barge-in flushes an answer.
+ *
+ * Backpressure: chunks queue here until their time comes. The queue is bounded by the answer
+ * (the LLM's max_tokens or the webhook's 256 KiB reply), so nothing is dropped.
+ */
+export function playout(
+  send: (frame: Int16Array) => void,
+  options: PlayoutOptions,
+  scheduler: SchedulerLike = asyncScheduler,
+): OperatorFunction<SpeechChunk, PlayoutEvent> {
+  const frameSamples = Math.max(1, Math.round((options.sampleRate * options.frameMs) / 1000));
+  const msPerSample = 1000 / options.sampleRate;
+  return (chunks) =>
+    new Observable<PlayoutEvent>((subscriber) => {
+      const queue: SpeechChunk[] = [];
+      let offset = 0;
+      let playedUntil = Number.NEGATIVE_INFINITY;
+      let sent = 0;
+      let sentence = -1;
+      let ended = false;
+      let wake: Subscription | null = null;
+
+      const pump = (): void => {
+        wake = null;
+        for (let head = queue[0]; head !== undefined; head = queue[0]) {
+          const now = scheduler.now();
+          const ahead = playedUntil - now;
+          if (ahead > options.leadMs) {
+            wake = scheduler.schedule(pump, ahead - options.leadMs);
+            return;
+          }
+          if (head.sentence !== sentence) {
+            sentence = head.sentence;
+            subscriber.next({ type: 'sentence_audio', sentence });
+            if (subscriber.closed) return;
+          }
+          const frame = head.samples.subarray(offset, offset + frameSamples);
+          offset += frame.length;
+          if (offset >= head.samples.length) {
+            queue.shift();
+            offset = 0;
+          }
+          send(frame);
+          sent += frame.length;
+          playedUntil = Math.max(playedUntil, now) + frame.length * msPerSample;
+        }
+        if (!ended) return;
+        const left = playedUntil - scheduler.now();
+        if (left > 0) wake = scheduler.schedule(drained, left);
+        else drained();
+      };
+      const drained = (): void => {
+        subscriber.next({ type: 'drained', samples: sent });
+        subscriber.complete();
+      };
+
+      const input = chunks.subscribe({
+        next: (chunk) => {
+          if (chunk.samples.length === 0) return;
+          queue.push(chunk);
+          if (wake === null) pump();
+        },
+        error: (err: unknown) => subscriber.error(err),
+        complete: () => {
+          ended = true;
+          if (wake === null) pump();
+        },
+      });
+      return () => {
+        input.unsubscribe();
+        wake?.unsubscribe();
+        queue.length = 0;
+      };
+    });
+}

@@ -1,0 +1,120 @@
+import {
+  catchError,
+  concat,
+  concatMap,
+  connect,
+  defer,
+  map,
+  merge,
+  Observable,
+  of,
+  take,
+  throwError,
+  type OperatorFunction,
+} from 'rxjs';
+import type { PlayoutEvent, SpeechChunk } from './playout.js';
+import { splitSentences } from './sentences.js';
+import { StageFailure, type ReplyStage } from './stage-failure.js';
+
+/** What a reply answers: an utterance (16 kHz), a typed message, or a fixed text to say (the greeting). */
+export type ReplySource =
+  { kind: 'audio'; audio: Int16Array } | { kind: 'text'; text: string } | { kind: 'say'; text: string };
+
+/**
+ * The model and HTTP calls of a reply, each `(input) => Observable` so that tests swap them for
+ * `cold()` marbles. Unsubscribing from what they return must abort the call (see `abortable`).
+ */
+export interface ReplyStages {
+  /** One transcript ('' when nothing intelligible was said). */
+  transcribe(audio: Int16Array): Observable<string>;
+  /** The answer to a transcript, as text deltas (the webhook's reply whole, an LLM's tokens). */
+  answer(transcript: string): Observable<string>;
+  /** Speech for one sentence, at the playout rate. */
+  synthesize(sentence: string): Observable<Int16Array>;
+}
+
+/** What happens during a reply, in order; each is emitted the moment it happens. */
+export type ReplyEvent =
+  /** The user's words; '' means nothing was said and the reply ends here. Not emitted for `say`. */
+  | { type: 'transcribed'; text: string }
+  /** A sentence of the answer is ready (it goes to TTS now). */
+  | { type: 'sentence'; index: number; text: string }
+  /** The whole answer has been produced. */
+  | { type: 'answered'; text: string }
+  /** The first frame of sentence `sentence` is about to be sent. */
+  | { type: 'sentence_audio'; sentence: number }
+  /** The last frame has been played: the reply is over. */
+  | { type: 'played'; samples: number }
+  /** A stage failed (already recorded); the reply is over, in silence. */
+  | { type: 'failed'; stage: ReplyStage; message: string; errorId: string | null };
+
+/**
+ * One reply: transcribe → answer → sentences → synthesize → playout, as one cold Observable.
+ * Subscribing starts it; unsubscribing (the session machine leaving the state that invoked it)
+ * tears every stage down: the HTTP call in flight is aborted, TTS stops, queued audio is dropped.
+ *
+ * Edges: sentences are synthesized one after another (`concatMap`: the answer bounds the queue)
+ * while earlier ones play, so speech has no gaps between sentences; `speak` (a `playout`) paces
+ * the audio out. The answer's text events and its audio share one subscription to the answer
+ * (`connect`), so the LLM is called once.
+ */
+export function reply(
+  source: ReplySource,
+  stages: ReplyStages,
+  speak: OperatorFunction<SpeechChunk, PlayoutEvent>,
+): Observable<ReplyEvent> {
+  const transcript$: Observable<string> =
+    source.kind === 'audio'
+      ? stages.transcribe(source.audio).pipe(
+          take(1),
+          map((text) => text.trim()),
+        )
+      : of(source.text);
+  return transcript$.pipe(
+    concatMap((transcript) => {
+      const heard: ReplyEvent[] = source.kind === 'say' ? [] : [{ type: 'transcribed', text: transcript }];
+      if (transcript === '') return of(...heard);
+      const answer$ = source.kind === 'say' ? of(transcript) : stages.answer(transcript);
+      return concat(
+        of(...heard),
+        answer$.pipe(
+          splitSentences(),
+          connect((sentences) => merge(textOf(sentences), speechOf(sentences, stages).pipe(speak, map(fromPlayout)))),
+        ),
+      );
+    }),
+    catchError((err: unknown) =>
+      err instanceof StageFailure
+        ? of<ReplyEvent>({ type: 'failed', stage: err.stage, message: err.message, errorId: err.errorId })
+        : throwError(() => err),
+    ),
+  );
+}
+
+/** One `sentence` event per sentence, then `answered` with the whole text. */
+function textOf(sentences: Observable<string>): Observable<ReplyEvent> {
+  return defer(() => {
+    const all: string[] = [];
+    return concat(
+      sentences.pipe(
+        map((text, index): ReplyEvent => {
+          all.push(text);
+          return { type: 'sentence', index, text };
+        }),
+      ),
+      defer(() => of<ReplyEvent>({ type: 'answered', text: all.join(' ') })),
+    );
+  });
+}
+
+function speechOf(sentences: Observable<string>, stages: ReplyStages): Observable<SpeechChunk> {
+  return sentences.pipe(
+    concatMap((text, sentence) => stages.synthesize(text).pipe(map((samples) => ({ sentence, samples })))),
+  );
+}
+
+function fromPlayout(event: PlayoutEvent): ReplyEvent {
+  return event.type === 'drained'
+    ? { type: 'played', samples: event.samples }
+    : { type: 'sentence_audio', sentence: event.sentence };
+}

@@ -1,0 +1,59 @@
+import { Observable, type OperatorFunction } from 'rxjs';
+
+/** A sentence ends at . ! ? … (closing quotes/brackets allowed) followed by whitespace, or at a newline. */
+const sentenceEnd = /[.!?…]+["')\]]*\s|\n+/;
+
+/**
+ * Cuts streamed text into sentences as soon as each is complete, so speech can start before the
+ * answer is finished. Runs longer than `maxChars` without an end are cut at the last space before
+ * it (or at `maxChars`); what is left at the end is the last sentence.
+ */
+export class SentenceSplitter {
+  private buffer = '';
+
+  constructor(private readonly maxChars = 240) {}
+
+  /** Adds a piece of text; returns the sentences it completed (often none). */
+  push(delta: string): string[] {
+    this.buffer += delta;
+    const out: string[] = [];
+    for (;;) {
+      const match = sentenceEnd.exec(this.buffer);
+      let cut = match === null ? -1 : match.index + match[0].length;
+      if (cut < 0 && this.buffer.length > this.maxChars) {
+        const space = this.buffer.lastIndexOf(' ', this.maxChars);
+        cut = space > 0 ? space + 1 : this.maxChars;
+      }
+      if (cut < 0) return out;
+      const sentence = this.buffer.slice(0, cut).trim();
+      this.buffer = this.buffer.slice(cut);
+      if (sentence !== '') out.push(sentence);
+    }
+  }
+
+  /** The unfinished rest, once the text has ended ('' when none). */
+  flush(): string {
+    const rest = this.buffer.trim();
+    this.buffer = '';
+    return rest;
+  }
+}
+
+/** Text deltas in, complete sentences out (one splitter per subscription). */
+export function splitSentences(maxChars = 240): OperatorFunction<string, string> {
+  return (deltas) =>
+    new Observable<string>((subscriber) => {
+      const splitter = new SentenceSplitter(maxChars);
+      return deltas.subscribe({
+        next: (delta) => {
+          for (const sentence of splitter.push(delta)) subscriber.next(sentence);
+        },
+        error: (err: unknown) => subscriber.error(err),
+        complete: () => {
+          const rest = splitter.flush();
+          if (rest !== '') subscriber.next(rest);
+          subscriber.complete();
+        },
+      });
+    });
+}

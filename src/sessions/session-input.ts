@@ -1,0 +1,35 @@
+import { map, merge, mergeMap, of, EMPTY, type Observable } from 'rxjs';
+import type { SessionEvent } from '../../machines/session.machine.js';
+import type { IntakeStats, OverrunReason } from '../pipeline/intake/limits.js';
+import { listen, type ListenOptions } from '../pipeline/listen.js';
+import type { MediaTransport } from '../realtime/transport.js';
+
+export interface SessionInputOptions extends Omit<ListenOptions, 'stats' | 'now'> {
+  stats: IntakeStats;
+  now: () => number;
+  /** Audio was dropped for the first time for `reason`. */
+  onOverrun: (reason: OverrunReason) => void;
+}
+
+/**
+ * Everything the user does, as session machine events: the microphone graph's speech start/end,
+ * typed messages, hang-up (`end` or the connection closing). The machine invokes this for the
+ * whole session (`listen`), so it is unsubscribed, VAD stream and all, when the session ends.
+ */
+export function sessionInput(transport: MediaTransport, options: SessionInputOptions): Observable<SessionEvent> {
+  const heard = listen(transport.audio$, options).pipe(
+    mergeMap((event): Observable<SessionEvent> => {
+      if (event.type === 'speech_start') return of({ type: 'SPEECH_START' });
+      if (event.type === 'speech_end') return of({ ...event, type: 'SPEECH_END' });
+      options.onOverrun(event.reason);
+      return EMPTY;
+    }),
+  );
+  const typed = transport.messages$.pipe(
+    map((message): SessionEvent =>
+      message.type === 'text' ? { type: 'TEXT', text: message.text, receivedAt: options.now() } : { type: 'HANGUP' },
+    ),
+  );
+  const closed = transport.closed$.pipe(map((): SessionEvent => ({ type: 'HANGUP' })));
+  return merge(heard, typed, closed);
+}

@@ -1,0 +1,31 @@
+import type { Logger } from 'pino';
+import type { EventOutbox } from '../events/outbox.js';
+import type { AudioBacklog } from '../pipeline/intake/audio-backlog.js';
+import type { IntakeLimits } from '../pipeline/intake/limits.js';
+import type { PlayoutOptions } from '../pipeline/reply/playout.js';
+import type { SileroVad } from '../pipeline/vad/silero-vad.js';
+import type { SpeechProviders } from '../providers/speech-providers.js';
+import type { RagService } from '../rag/rag-service.js';
+import type { Responder } from '../respond/responder.js';
+import type { Store } from '../store/store.js';
+import type { TurnRecorder } from '../turns/turn-recorder.js';
+
+/** What every voice session of a process shares. */
+export interface VoiceSessionDeps {
+  store: Store;
+  outbox: EventOutbox;
+  responder: Responder;
+  speech: SpeechProviders;
+  vad: SileroVad;
+  /** Retrieval for agents with RAG on (the same as chat's). */
+  rag: Pick<RagService, 'retrieveContext'>;
+  logger: Logger;
+  /** Writes every turn: the process's one recorder, so shutdown drains its writes. */
+  recorder: TurnRecorder;
+  /** Bounds on inbound audio (defaults: `defaultIntakeLimits`). */
+  intake?: Partial<IntakeLimits> | undefined;
+  /** The process-wide backlog of audio waiting for the VAD (default: `processBacklog`). */
+  backlog?: AudioBacklog | undefined;
+  /** Frame size and lead of the audio sent (default: 20 ms frames, 120 ms ahead). */
+  playout?: Partial<Omit<PlayoutOptions, 'sampleRate'>> | undefined;
+}

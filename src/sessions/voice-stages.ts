@@ -1,0 +1,100 @@
+import { catchError, defer, throwError, type Observable, type OperatorFunction } from 'rxjs';
+import { abortable } from '../pipeline/reply/abortable.js';
+import type { ReplyStages } from '../pipeline/reply/reply.js';
+import { resampleSpeech } from '../pipeline/reply/speech-resampler.js';
+import { StageFailure, type ReplyStage } from '../pipeline/reply/stage-failure.js';
+import { ProviderError } from '../providers/provider-error.js';
+import type { StoredAgent } from '../records/agent.js';
+import type { Session } from '../records/session.js';
+import { AnswerFailed } from '../respond/responder.js';
+import type { VoiceSessionDeps } from './voice-session-deps.js';
+import type { VoiceSettings } from './voice-settings.js';
+
+export interface StageContext {
+  deps: VoiceSessionDeps;
+  agent: StoredAgent;
+  session: Session;
+  settings: VoiceSettings;
+  /** The rate speech is played out at (the transport's output rate). */
+  outputRate: number;
+}
+
+/**
+ * The real stages of a reply: the preset's STT, the webhook or LLM (with RAG context), the
+ * preset's TTS resampled to the transport's rate. Each call is aborted when its Observable is
+ * unsubscribed; an expected failure becomes an error record and a StageFailure (silence for that
+ * turn); anything else stays an error (a bug: the session ends).
+ */
+export function voiceStages(ctx: StageContext): ReplyStages {
+  const { deps, agent, session, settings } = ctx;
+  return {
+    transcribe: (audio) =>
+      abortable((signal) =>
+        deps.speech.stt(settings.stt).transcribe({
+          audio,
+          sampleRate: 16_000,
+          model: settings.stt.model,
+          language: settings.stt.language,
+          signal,
+        }),
+      ).pipe(recordProviderFailure(ctx, 'transcribe', 'stt_error')),
+
+    answer: (transcript) =>
+      abortable((signal) => answerStream(transcript, signal)).pipe(
+        catchError((err: unknown) =>
+          throwError(() =>
+            err instanceof AnswerFailed ? new StageFailure('answer', err.message, err.errorId, { cause: err }) : err,
+          ),
+        ),
+      ),
+
+    synthesize: (text) =>
+      abortable((signal) =>
+        resampleSpeech(
+          deps.speech.tts(settings.tts).synthesize({
+            text,
+            model: settings.tts.model,
+            voice: settings.tts.voice,
+            speed: settings.tts.speed,
+            signal,
+          }),
+          ctx.outputRate,
+        ),
+      ).pipe(recordProviderFailure(ctx, 'synthesize', 'tts_error')),
+  };
+
+  async function* answerStream(transcript: string, signal: AbortSignal): AsyncIterable<string> {
+    const { context } = await deps.rag.retrieveContext(agent, transcript, session.id);
+    yield* deps.responder.stream(
+      agent,
+      { sessionId: session.id, conversationId: session.conversation_id, transcript, userId: session.user_id, context },
+      settings.llm,
+      signal,
+    );
+  }
+}
+
+/** A ProviderError becomes an error record of `type` and a StageFailure pointing at it. */
+function recordProviderFailure<T>(ctx: StageContext, stage: ReplyStage, type: string): OperatorFunction<T, T> {
+  return catchError((err: unknown): Observable<T> => {
+    if (!(err instanceof ProviderError)) return throwError(() => err);
+    return defer(async () => {
+      const errorId = await ctx.deps.store.errors
+        .record({
+          type,
+          message: err.message,
+          agent_id: ctx.agent.id,
+          session_id: ctx.session.id,
+          details: { provider: err.provider },
+        })
+        .then(
+          (record) => record.id,
+          (writeErr: unknown) => {
+            ctx.deps.logger.error({ err: writeErr, type }, 'could not write error record');
+            return null;
+          },
+        );
+      throw new StageFailure(stage, err.message, errorId, { cause: err });
+    });
+  });
+}

@@ -1,0 +1,80 @@
+import { Observable } from 'rxjs';
+import { TestScheduler } from 'rxjs/testing';
+import { describe, expect, it } from 'vitest';
+import { playout, type PlayoutEvent, type SpeechChunk } from '../../src/pipeline/reply/playout.js';
+
+/** 1000 Hz keeps the arithmetic readable: 1 sample = 1 ms; 20 ms frames are 20 samples. */
+const options = { sampleRate: 1000, frameMs: 20, leadMs: 60 };
+const chunk = (sentence: number, ms: number): SpeechChunk => ({ sentence, samples: new Int16Array(ms) });
+
+function scheduler() {
+  return new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
+}
+
+/** Runs `chunks` through a playout in virtual time; returns the frames sent and the events, with their times. */
+function play(make: (cold: TestScheduler['createColdObservable']) => Observable<SpeechChunk>, stopAt?: number) {
+  const ts = scheduler();
+  const sent: [number, number][] = [];
+  const events: [number, PlayoutEvent | 'complete'][] = [];
+  ts.run(({ cold, flush }) => {
+    const source = make(cold as unknown as TestScheduler['createColdObservable']);
+    const sub = source
+      .pipe(playout((frame) => sent.push([ts.now(), frame.length]), options))
+      .subscribe({ next: (e) => events.push([ts.now(), e]), complete: () => events.push([ts.now(), 'complete']) });
+    if (stopAt !== undefined) ts.schedule(() => sub.unsubscribe(), stopAt);
+    flush();
+  });
+  return { sent, events };
+}
+
+describe('playout pacing', () => {
+  it('sends the first frames at once, then one frame per frame time, never more than leadMs ahead', () => {
+    const { sent, events } = play((cold) => cold('a|', { a: chunk(0, 200) }));
+    // 200 ms of audio: 10 frames. Up to 60 ms ahead goes at once (frames at 0, 0, 0, 0: the 4th
+    // starts when 60 ms are buffered); then one every 20 ms as the lead drops back to 60 ms.
+    expect(sent.map(([t]) => t)).toEqual([0, 0, 0, 0, 20, 40, 60, 80, 100, 120]);
+    expect(sent.every(([, n]) => n === 20)).toBe(true);
+    // It is over when the last frame has been played: 200 ms after the first was sent.
+    expect(events).toEqual([
+      [0, { type: 'sentence_audio', sentence: 0 }],
+      [200, { type: 'drained', samples: 200 }],
+      [200, 'complete'],
+    ]);
+  });
+
+  it('plays sentences back to back and tells when each one starts', () => {
+    const { sent, events } = play((cold) => cold('a 99ms b|', { a: chunk(0, 40), b: chunk(1, 30) }));
+    expect(sent).toEqual([
+      [0, 20],
+      [0, 20],
+      [100, 20],
+      [100, 10],
+    ]);
+    expect(events).toEqual([
+      [0, { type: 'sentence_audio', sentence: 0 }],
+      [100, { type: 'sentence_audio', sentence: 1 }],
+      [130, { type: 'drained', samples: 70 }],
+      [130, 'complete'],
+    ]);
+  });
+
+  it('a gap in the speech does not let later audio run ahead: the lead is counted from now', () => {
+    const { sent } = play((cold) => cold('a 499ms b|', { a: chunk(0, 20), b: chunk(0, 100) }));
+    expect(sent.map(([t]) => t)).toEqual([0, 500, 500, 500, 500, 520]);
+  });
+
+  it('unsubscribing stops at once: no frame is sent after it, and no timer is left', () => {
+    const { sent, events } = play((cold) => cold('a|', { a: chunk(0, 1000) }), 50);
+    expect(sent.map(([t]) => t)).toEqual([0, 0, 0, 0, 20, 40]);
+    expect(events).toEqual([[0, { type: 'sentence_audio', sentence: 0 }]]);
+  });
+
+  it('an empty answer is over at once', () => {
+    const { sent, events } = play((cold) => cold('---|'));
+    expect(sent).toEqual([]);
+    expect(events).toEqual([
+      [3, { type: 'drained', samples: 0 }],
+      [3, 'complete'],
+    ]);
+  });
+});

@@ -1,0 +1,46 @@
+import { from, lastValueFrom, toArray } from 'rxjs';
+import { describe, expect, it } from 'vitest';
+import { SentenceSplitter, splitSentences } from '../../src/pipeline/reply/sentences.js';
+
+const split = (deltas: string[], maxChars?: number) =>
+  lastValueFrom(from(deltas).pipe(splitSentences(maxChars), toArray()));
+
+describe('sentence splitting', () => {
+  it('emits each sentence as soon as its end and the following space arrive', () => {
+    const s = new SentenceSplitter();
+    expect(s.push('Hello')).toEqual([]);
+    expect(s.push(' there.')).toEqual([]); // no space after the full stop yet: it may be "there.com"
+    expect(s.push(' How are')).toEqual(['Hello there.']);
+    expect(s.push(' you? Fine! ')).toEqual(['How are you?', 'Fine!']);
+    expect(s.flush()).toBe('');
+  });
+
+  it('keeps closing quotes and brackets with their sentence, and splits on newlines and ellipses', async () => {
+    expect(await split(['He said "stop." Then', ' left (quickly.) Well… ok\n\nnext'])).toEqual([
+      'He said "stop."',
+      'Then left (quickly.)',
+      'Well…',
+      'ok',
+      'next',
+    ]);
+  });
+
+  it('does not split decimals or a full stop inside a word', async () => {
+    expect(await split(['It costs 3.50 dollars at example.com today.'])).toEqual([
+      'It costs 3.50 dollars at example.com today.',
+    ]);
+  });
+
+  it('flushes the unfinished rest at the end, and drops whitespace-only text', async () => {
+    expect(await split(['One. Two'])).toEqual(['One.', 'Two']);
+    expect(await split(['  ', '\n'])).toEqual([]);
+  });
+
+  it('cuts a run without punctuation at the last space before maxChars', async () => {
+    const words = Array.from({ length: 30 }, (_, i) => `word${i}`).join(' ');
+    const out = await split([words], 50);
+    expect(out.every((s) => s.length <= 50)).toBe(true);
+    expect(out.join(' ')).toBe(words);
+    expect(await split(['x'.repeat(120)], 50)).toEqual(['x'.repeat(50), 'x'.repeat(50), 'x'.repeat(20)]);
+  });
+});
