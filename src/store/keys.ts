@@ -84,6 +84,10 @@ export class Keys {
   conversationMessages(id: string): string {
     return this.k(`{conversation:${id}}`, 'messages');
   }
+  /** Ids of the conversation's agent messages whose playback is recorded (record_playback). */
+  conversationPlayed(id: string): string {
+    return this.k(`{conversation:${id}}`, 'played');
+  }
   conversationIndex(): string {
     return this.k('conversations');
   }

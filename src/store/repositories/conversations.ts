@@ -167,6 +167,7 @@ export class ConversationRepository {
         this.keys.conversationMessages(session.conversation_id),
         this.keys.agentStats(session.agent_id),
         this.keys.eventOutbox(),
+        this.keys.conversationPlayed(session.conversation_id),
       ],
       [
         messageId,

@@ -1,8 +1,10 @@
 -- Records how the playback of a voice answer ended: the stored agent message (found among the
 -- newest ones) gets its final status, the text actually spoken and its completed timings; an
 -- answer newly interrupted counts in the agent's interrupted_turns; and the outbox entry of
--- `audio_ready` is written in the same step. Writing the same outcome twice changes nothing.
+-- `audio_ready` is written in the same step. A message's playback is recorded once: a retried
+-- write (its reply lost) changes nothing.
 -- KEYS[1] conversation's messages (list)   KEYS[2] agent stats hash   KEYS[3] event outbox (list)
+-- KEYS[4] ids of the conversation's messages whose playback is recorded (set)
 -- ARGV[1] message id   ARGV[2] status   ARGV[3] spoken text   ARGV[4] timings JSON (object)
 -- ARGV[5] now (Unix ms)   ARGV[6] outbox entry JSON, '' for none
 -- Reply: 'ok' | 'missing' | 'duplicate'
@@ -10,15 +12,9 @@ local tail = redis.call('LRANGE', KEYS[1], -32, -1)
 local needle = '"id":"' .. ARGV[1] .. '"'
 for i = #tail, 1, -1 do
   if string.find(tail[i], needle, 1, true) then
+    if redis.call('SADD', KEYS[4], ARGV[1]) == 0 then return 'duplicate' end
     local message = cjson.decode(tail[i])
     local timings = cjson.decode(ARGV[4])
-    local same = message.status == ARGV[2] and message.text == ARGV[3] and type(message.timings) == 'table'
-    if same then
-      for name, ms in pairs(timings) do
-        if message.timings[name] ~= ms then same = false end
-      end
-    end
-    if same then return 'duplicate' end
     local newly_interrupted = ARGV[2] == 'interrupted' and message.status ~= 'interrupted'
     local merged = type(message.timings) == 'table' and message.timings or {}
     for name, ms in pairs(timings) do merged[name] = ms end
