@@ -30,9 +30,9 @@ export function payloadTooLarge(limit: number | undefined): AppError {
 /**
  * A failure to read or decode a request body as the client's fault, in the error shape; undefined
  * for anything else (a bug, answered 500). Every way a body can be bad maps to a 4xx:
- * - over the limit (declared or counted, before or after decompression): 413 `payload_too_large`;
+ * - over the limit (declared or counted, before or after decompression): 413 `payload_too_large`
+ *   (co-body truncates Content-Length to 32 bits, so json-body.ts checks the declared length first);
  * - a Content-Encoding other than gzip, deflate, br or identity: 415 `unsupported_encoding`;
- * - a charset other than UTF-8: 415 `unsupported_media_type`;
  * - compressed data that does not decompress (corrupt, truncated): 400 `invalid_compression`;
  * - malformed JSON: 400 `invalid_json`;
  * - fewer or more bytes than Content-Length, or a request aborted mid-body: 400 `bad_request`.
@@ -58,9 +58,6 @@ export function fromBodyError(error: unknown): AppError | undefined {
       undefined,
       { 'Accept-Encoding': acceptedEncodings },
     );
-  }
-  if (status === 415 && err.type === 'encoding.unsupported') {
-    return new AppError(415, 'unsupported_media_type', 'send the body as application/json in UTF-8');
   }
   if (status === 415) return new AppError(415, 'unsupported_media_type', 'send the body as application/json');
   if (err.type === 'request.size.invalid') {
