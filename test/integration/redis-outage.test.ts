@@ -42,9 +42,12 @@ afterAll(async () => {
 interface Call {
   method: string;
   path: string;
+  /** A function makes a fresh body per request (documents must differ in content). */
   body?: unknown;
   apiKey?: null;
 }
+
+let uploads = 0;
 
 /** Fresh records for one test (Redis up), and the calls that touch Redis in every way Parley does. */
 async function fixtures(): Promise<{ agent: { id: string; agent_token: string }; calls: Call[] }> {
@@ -67,7 +70,11 @@ async function fixtures(): Promise<{ agent: { id: string; agent_token: string };
     { method: 'DELETE', path: `/admin/v1/presets/${preset.id}` },
     { method: 'GET', path: '/admin/v1/conversations' },
     { method: 'GET', path: '/admin/v1/errors' },
-    { method: 'POST', path: `/admin/v1/agents/${agent.id}/documents`, body: { name: 'n.txt', text: 'some text' } },
+    {
+      method: 'POST',
+      path: `/admin/v1/agents/${agent.id}/documents`,
+      body: () => ({ name: 'n.txt', text: `document number ${++uploads}` }),
+    },
     { method: 'POST', path: '/sdk/v1/chat', body: { agent_token: agent.agent_token, message: 'hi' }, apiKey: null },
   ];
   return { agent, calls };
@@ -77,26 +84,27 @@ async function fixtures(): Promise<{ agent: { id: string; agent_token: string };
 async function send(call: Call): Promise<TestResponse & { call: string }> {
   const name = `${call.method} ${call.path}`;
   const headers: Record<string, string> = call.apiKey === null ? {} : { 'X-API-Key': testAdminKey };
-  if (call.body !== undefined) headers['Content-Type'] = 'application/json';
+  const body = typeof call.body === 'function' ? (call.body as () => unknown)() : call.body;
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
   let res: Response;
   try {
     res = await fetch(p.url + call.path, {
       method: call.method,
       headers,
-      body: call.body === undefined ? undefined : JSON.stringify(call.body),
+      body: body === undefined ? undefined : JSON.stringify(body),
       signal: AbortSignal.timeout(clientTimeoutMs),
     });
   } catch (err) {
     throw new Error(`${name}: no answer before the client's ${clientTimeoutMs} ms timeout (${String(err)})`);
   }
   const text = await res.text();
-  let body: unknown = text;
+  let parsed: unknown = text;
   try {
-    body = text === '' ? undefined : JSON.parse(text);
+    parsed = text === '' ? undefined : JSON.parse(text);
   } catch {
     /* not JSON: the assertions below show it */
   }
-  return { status: res.status, headers: res.headers, body, call: name };
+  return { status: res.status, headers: res.headers, body: parsed, call: name };
 }
 
 function expectStoreUnavailable(res: TestResponse & { call: string }): void {
