@@ -45,6 +45,7 @@ export const envSchema = z.object({
     .string()
     .regex(/^[a-z0-9_-]+$/i, 'letters, digits, _ and - only')
     .default('parley'),
+  PARLEY_REDIS_TIMEOUT_MS: int(100, 60_000).default(1_000),
   PARLEY_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   PARLEY_JSON_LIMIT_BYTES: int(1024, 64 * 1024 * 1024).default(1024 * 1024),
   PARLEY_TRUST_PROXY: bool.default(false),
@@ -102,6 +103,8 @@ export interface Config {
   readonly dataDir: string;
   readonly redisUrl: string | undefined;
   readonly redisPrefix: string;
+  /** A Redis silent this long counts as down: requests needing it answer 503 within about 1.5× this. */
+  readonly redisTimeoutMs: number;
   readonly logLevel: string;
   readonly jsonLimitBytes: number;
   readonly trustProxy: boolean;
@@ -197,6 +200,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir: e.PARLEY_DATA_DIR,
     redisUrl: e.REDIS_URL,
     redisPrefix: e.PARLEY_REDIS_PREFIX,
+    redisTimeoutMs: e.PARLEY_REDIS_TIMEOUT_MS,
     logLevel: e.PARLEY_LOG_LEVEL,
     jsonLimitBytes: e.PARLEY_JSON_LIMIT_BYTES,
     trustProxy: e.PARLEY_TRUST_PROXY,

@@ -2,12 +2,13 @@ import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { createApp, type ParleyApp } from './http/app.js';
+import { answerClientErrors } from './http/client-error.js';
 import { Metrics } from './metrics.js';
 import { createServices, type Services } from './services.js';
 import { ProviderSet, type SpeechProviders } from './providers/speech-providers.js';
 import { MediaServer } from './realtime/websocket/media-server.js';
 import { ProviderRegistry, type ProviderRegistryOptions } from './providers/registry.js';
-import { connectRedis, type Redis } from './store/redis.js';
+import { closeRedis, connectRedis, type Redis } from './store/redis.js';
 import { Store } from './store/store.js';
 
 export interface Parley extends ParleyApp {
@@ -36,7 +37,7 @@ export async function openParley(
   logger: Logger,
   options: OpenParleyOptions = {},
 ): Promise<Parley> {
-  const redis = await connectRedis({ url: config.redisUrl, logger });
+  const redis = await connectRedis({ url: config.redisUrl, logger, timeoutMs: config.redisTimeoutMs });
   const store = new Store(redis, config.redisPrefix);
   const registry = new ProviderRegistry(config, options.providers);
   const metrics = new Metrics(store);
@@ -68,6 +69,7 @@ export async function openParley(
       new Promise((resolve, reject) => {
         const s = app.listen(port, host);
         server = s;
+        answerClientErrors(s, logger);
         media.attach(s);
         s.once('error', reject);
         s.once('listening', () => {
@@ -94,7 +96,7 @@ export async function openParley(
       await services.rag.close();
       await services.outbox.close();
       await ownSpeech?.close();
-      redis.destroy();
+      closeRedis(redis);
     },
   };
 }

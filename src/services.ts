@@ -74,6 +74,7 @@ export async function createServices(
     config: config.rag,
     modelsDir: config.modelsDir,
     redisUrl: config.redisUrl,
+    redisTimeoutMs: config.redisTimeoutMs,
     prefix: config.redisPrefix,
     store,
     logger,

@@ -1,4 +1,3 @@
-import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { Logger } from 'pino';
@@ -12,6 +11,7 @@ import { dispatchRoutes } from './dispatch.js';
 import { accessLog } from './middleware/access-log.js';
 import { adminAuth } from './middleware/admin-auth.js';
 import { errorHandler } from './middleware/errors.js';
+import { jsonBody } from './middleware/json-body.js';
 import { requestId } from './middleware/request-id.js';
 import { buildOpenApi, openApiRoute } from './openapi.js';
 import { mountRoutes } from './route.js';
@@ -35,9 +35,6 @@ export interface ParleyApp {
   router: Router;
 }
 
-/** Methods the JSON body parser reads a body for (its own default); others skip it without a call. */
-const methodsWithBody = new Set(['POST', 'PUT', 'PATCH']);
-
 /**
  * Builds the HTTP app without listening, so tests drive it in-process. Middleware order:
  * request id → access log → error handler → body parser (POST/PUT/PATCH) → the matched route (area
@@ -55,20 +52,10 @@ export function createApp(deps: AppDeps): ParleyApp {
   ];
   const openapi = buildOpenApi(areas);
 
-  const parseJson = bodyParser({
-    enableTypes: ['json'],
-    jsonLimit: config.jsonLimitBytes,
-    encoding: 'utf-8',
-    onError: (err, ctx) => {
-      // An SDK request with a broken body still passes the rate limiter; sdkGate rethrows it.
-      if (!ctx.path.startsWith('/sdk/')) throw err;
-      ctx.state['bodyError'] = err;
-    },
-  });
   app.use(requestId());
   app.use(accessLog(logger));
   app.use(errorHandler(logger));
-  app.use((ctx, next) => (methodsWithBody.has(ctx.method) ? parseJson(ctx, next) : next()));
+  app.use(jsonBody(config.jsonLimitBytes));
 
   // One flat router: each route carries its area's middleware (admin auth, SDK gate), so auth runs
   // only for requests a route matched — an unknown path is 404 and a wrong method 405, key or not.

@@ -10,6 +10,8 @@ import { DocumentError, extractDocumentText } from './extract.js';
 
 export interface IngestionOptions {
   redisUrl: string;
+  /** How long queueing a job may wait on Redis before it fails (the upload still answers); default 1 s. */
+  redisTimeoutMs?: number;
   prefix: string;
   store: Store;
   embedder: Embedder;
@@ -29,6 +31,8 @@ interface IngestJob {
 }
 
 const attempts = 3;
+/** How often orphaned documents are re-queued while Redis refuses the job. */
+const resumeRetryMs = 2_000;
 
 /**
  * Document ingestion off the request path: a durable BullMQ queue in Redis. The upload stores the
@@ -42,10 +46,14 @@ export class Ingestion {
   private worker: Worker<IngestJob> | undefined;
   /** Jobs this instance is running now. */
   private running = 0;
+  /** Set while a re-queue of orphaned documents waits to run (after a failed enqueue). */
+  private resumeTimer: NodeJS.Timeout | undefined;
+  private closed = false;
 
   constructor(private readonly o: IngestionOptions) {
     this.queue = new Queue<IngestJob>('rag-ingest', {
-      connection: bullConnection(o.redisUrl),
+      // Uploads await `enqueue`: it must fail fast while Redis is down, not hang the request.
+      connection: bullConnection(o.redisUrl, { failFastMs: o.redisTimeoutMs ?? 1_000 }),
       prefix: `${o.prefix}:bull`,
       defaultJobOptions: {
         attempts,
@@ -57,9 +65,35 @@ export class Ingestion {
     this.queue.on('error', (err) => o.logger.warn({ err: err.message }, 'ingestion queue error'));
   }
 
-  /** Queues a document; idempotent (the job id is the document id). */
+  /**
+   * Queues a document; idempotent (the job id is the document id). When Redis cannot take the job
+   * it throws, and the document (stored as `processing`) is re-queued by `resume()` once Redis
+   * answers again, retried every few seconds.
+   */
   async enqueue(agentId: string, documentId: string): Promise<void> {
-    await this.queue.add('ingest', { agent_id: agentId, document_id: documentId }, { jobId: documentId });
+    try {
+      await this.queue.add('ingest', { agent_id: agentId, document_id: documentId }, { jobId: documentId });
+    } catch (err) {
+      this.resumeLater();
+      throw err;
+    }
+  }
+
+  private resumeLater(): void {
+    if (this.resumeTimer !== undefined || this.closed) return;
+    this.resumeTimer = setTimeout(() => {
+      this.resumeTimer = undefined;
+      this.resume().then(
+        (queued) => {
+          if (queued > 0) this.o.logger.info({ queued }, 're-queued documents left without a job');
+        },
+        (err: unknown) => {
+          this.o.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 're-queue failed; will retry');
+          this.resumeLater();
+        },
+      );
+    }, resumeRetryMs);
+    this.resumeTimer.unref();
   }
 
   start(): void {
@@ -117,6 +151,8 @@ export class Ingestion {
    * another instance (or this one, restarted) runs it again.
    */
   async close(force = false): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.resumeTimer);
     // A forced close of an idle worker only races its blocking read; close that one gently.
     await closeQueue(this.queue, this.worker, { force: force && this.running > 0 });
   }

@@ -14,6 +14,8 @@ export interface RagServiceOptions {
   config: RagConfig;
   modelsDir: string;
   redisUrl: string;
+  /** How long queueing a document may wait on Redis (PARLEY_REDIS_TIMEOUT_MS). */
+  redisTimeoutMs?: number;
   prefix: string;
   store: Store;
   logger: Logger;
@@ -69,6 +71,7 @@ export class RagService {
     this.index = new RagIndex(o.store.documents, o.logger);
     this.ingestion = new Ingestion({
       redisUrl: o.redisUrl,
+      redisTimeoutMs: o.redisTimeoutMs,
       prefix: o.prefix,
       store: o.store,
       embedder: this.embedder,
@@ -108,8 +111,8 @@ export class RagService {
     try {
       await this.ingestion.enqueue(agentId, doc.id);
     } catch (err) {
-      // The record and raw bytes are stored: `resume()` on the next start queues it.
-      this.o.logger.error({ err, document_id: doc.id }, 'could not queue document for ingestion');
+      // The record and raw bytes are stored: Ingestion re-queues it once Redis answers again.
+      this.o.logger.warn({ err, document_id: doc.id }, 'could not queue document for ingestion');
     }
     return doc;
   }

@@ -1,11 +1,27 @@
 import type { ConnectionOptions, Queue, Worker } from 'bullmq';
 
+export interface BullConnectionOptions {
+  /**
+   * For a producer on a request path (a Queue whose `add` a request awaits): commands fail at once
+   * while disconnected and after this long without an answer, so the request can answer 503
+   * instead of hanging. Leave unset for workers and background producers: their commands wait for
+   * Redis to come back (BullMQ requires that of workers' blocking connections).
+   */
+  failFastMs?: number;
+}
+
 /**
  * How Parley's BullMQ queues (event outbox, RAG ingestion) connect and shut down. BullMQ opens its
- * own ioredis connections to the same Redis as the store.
+ * own ioredis connections to the same Redis as the store. They reconnect forever, every 100 ms to
+ * 2 s (BullMQ's default backs off to 20 s, which would leave workers idle long after an outage),
+ * and workers resume taking jobs on their own once Redis is back.
  */
-export function bullConnection(redisUrl: string): ConnectionOptions {
+export function bullConnection(redisUrl: string, options: BullConnectionOptions = {}): ConnectionOptions {
   const u = new URL(redisUrl);
+  const failFast =
+    options.failFastMs === undefined
+      ? { maxRetriesPerRequest: null }
+      : { enableOfflineQueue: false, commandTimeout: options.failFastMs, maxRetriesPerRequest: 1 };
   return {
     host: u.hostname,
     port: Number(u.port || 6379),
@@ -13,7 +29,8 @@ export function bullConnection(redisUrl: string): ConnectionOptions {
     password: u.password === '' ? undefined : decodeURIComponent(u.password),
     db: u.pathname.length > 1 ? Number(u.pathname.slice(1)) : 0,
     tls: u.protocol === 'rediss:' ? {} : undefined,
-    maxRetriesPerRequest: null,
+    retryStrategy: (times: number) => Math.min(100 * 2 ** times, 2_000),
+    ...failFast,
   };
 }
 

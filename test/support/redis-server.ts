@@ -78,11 +78,39 @@ export class TestRedis {
   }
 
   async stopServer(): Promise<void> {
+    await this.signalAndWait('SIGTERM');
+  }
+
+  /** Kills the server outright (SIGKILL), as a crash would: connections reset, nothing flushed. */
+  async killServer(): Promise<void> {
+    await this.signalAndWait('SIGKILL');
+  }
+
+  /** Freezes the server (SIGSTOP): it keeps its port and accepts connections but answers nothing. */
+  pauseServer(): void {
+    this.runningChild().kill('SIGSTOP');
+  }
+
+  /** Thaws a server frozen by pauseServer (SIGCONT). */
+  resumeServer(): void {
+    this.runningChild().kill('SIGCONT');
+  }
+
+  private runningChild(): ChildProcess {
     const child = this.child;
-    if (child === undefined || child.exitCode !== null) return;
+    if (child === undefined || child.exitCode !== null) throw new Error('no redis-server of this test is running');
+    return child;
+  }
+
+  private async signalAndWait(signal: NodeJS.Signals): Promise<void> {
+    const child = this.child;
+    if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
     await new Promise<void>((resolve) => {
       child.once('exit', () => resolve());
-      child.kill('SIGTERM');
+      // A frozen server would not act on SIGTERM until thawed; SIGKILL needs no thaw (and must not
+      // get one: a thawed server would answer the commands waiting on it first).
+      if (signal !== 'SIGKILL') child.kill('SIGCONT');
+      child.kill(signal);
     });
     this.child = undefined;
   }

@@ -12,7 +12,7 @@ const idBytes = 12;
 const pool = Buffer.alloc(idBytes * 512);
 let offset = pool.length;
 
-function newRequestId(): string {
+export function newRequestId(): string {
   if (offset === pool.length) {
     randomFillSync(pool);
     offset = 0;
