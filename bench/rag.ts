@@ -21,7 +21,7 @@ import { AgentIndex } from '../src/rag/agent-index.js';
 import { LocalEmbedder } from '../src/providers/local/local-embedder.js';
 import { isMain } from './lib/is-main.js';
 import { summarize, type LatencySummary } from './lib/percentiles.js';
-import { startRedis } from './lib/redis-server.js';
+import { TestRedis } from '../test/support/redis-server.js';
 import { machineInfo, markdownTable, round, writeResults } from './lib/report.js';
 
 const modelsDir = resolve(process.env['MODELS_DIR'] ?? '../shared/models');
@@ -184,7 +184,7 @@ interface IngestResult {
 }
 
 async function ingestion(): Promise<IngestResult> {
-  const redis = await startRedis();
+  const redis = await TestRedis.start({ external: false, persistence: false });
   const config = loadConfig({
     NODE_ENV: 'production',
     PARLEY_LOG_LEVEL: 'silent',

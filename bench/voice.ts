@@ -37,7 +37,7 @@ import { instantSpeech, instantTranscript } from './lib/instant-speech.js';
 import { isMain } from './lib/is-main.js';
 import { summarize, type LatencySummary } from './lib/percentiles.js';
 import { traceRedis } from './lib/redis-trace.js';
-import { startRedis } from './lib/redis-server.js';
+import { TestRedis } from '../test/support/redis-server.js';
 import { machineInfo, markdownTable, round, writeResults, type Align, type MachineInfo } from './lib/report.js';
 import { serveWebhook } from './lib/webhook-server.js';
 import { processCpuMs, spawnServer, type ServerProcess } from './lib/server-process.js';
@@ -185,7 +185,7 @@ export async function main(overrides: Partial<VoiceBenchOptions> = {}): Promise<
   const options = { ...defaultVoiceBenchOptions, ...overrides };
   const startedAt = new Date().toISOString();
   const machine = machineInfo();
-  const redis = await startRedis();
+  const redis = await TestRedis.start({ external: false, persistence: false });
   let webhook: ServerProcess | undefined;
   let parley: Parley | undefined;
   let clients: VoiceClientProcess | undefined;

@@ -3,7 +3,8 @@ import { blobToVector } from '../../src/store/repositories/documents.js';
 import { startOpenAiEmbeddingsServer } from '../support/openai-embeddings-server.js';
 import { startParley, type TestParley } from '../support/parley.js';
 import { TestRedis } from '../support/redis-server.js';
-import { createAgent, ingestCorpus, ragEnv } from './rag-helpers.js';
+import { ingestCorpus, ragEnv } from './rag-helpers.js';
+import { createAgent } from '../support/agents.js';
 
 /**
  * A preset's `embeddings` section picks the model of its agents' documents and queries; changing
@@ -85,8 +86,8 @@ const slow = { timeout: 120_000 };
 describe("a preset's embeddings section", slow, () => {
   it("embeds its agents' documents and queries; agents without a preset use the deployment default", async () => {
     const preset = await createPreset(remoteEmbeddings);
-    const remote = await createAgent(p, { preset_id: preset });
-    const local = await createAgent(p);
+    const remote = (await createAgent(p, { preset_id: preset })).id;
+    const local = (await createAgent(p)).id;
     const { 'clutch.txt': remoteDoc } = await ingestCorpus(p, remote, ['clutch.txt']);
     expect(await document(p, remote, remoteDoc!)).toMatchObject({ embedding_model: 'openai:text-embedding-3-small' });
     expect(await vectorDims(p, remote, remoteDoc!)).toBe(16);
@@ -108,7 +109,7 @@ describe("a preset's embeddings section", slow, () => {
 
   it("re-embeds the agents' documents when it changes, keeping their chunks", async () => {
     const preset = await createPreset(remoteEmbeddings);
-    const agent = await createAgent(p, { preset_id: preset });
+    const agent = (await createAgent(p, { preset_id: preset })).id;
     const ids = await ingestCorpus(p, agent, ['clutch.txt', 'tea.md']);
     const before = await document(p, agent, ids['tea.md']!);
 
@@ -127,7 +128,7 @@ describe("a preset's embeddings section", slow, () => {
 
   it("re-embeds an agent's documents when it moves to another preset or to none", async () => {
     const preset = await createPreset(remoteEmbeddings);
-    const agent = await createAgent(p);
+    const agent = (await createAgent(p)).id;
     const { 'saturn.md': doc } = await ingestCorpus(p, agent, ['saturn.md']);
     expect(await document(p, agent, doc!)).toMatchObject({ embedding_model: 'local:minilm-l6-random' });
 
@@ -142,7 +143,7 @@ describe("a preset's embeddings section", slow, () => {
 
   it('searches documents of another model by BM25 only until they are re-embedded', async () => {
     const preset = await createPreset(remoteEmbeddings);
-    const agent = await createAgent(p, { preset_id: preset });
+    const agent = (await createAgent(p, { preset_id: preset })).id;
     const { 'clutch.txt': doc } = await ingestCorpus(p, agent, ['clutch.txt']);
     // Straight to the store, past the route that queues re-embedding: what a change leaves behind before it ran.
     await p.parley.store.agents.update(agent, { preset_id: null });
@@ -159,7 +160,7 @@ describe("a preset's embeddings section", slow, () => {
     let agent: string;
     let doc: string;
     try {
-      agent = await createAgent(before);
+      agent = (await createAgent(before)).id;
       ({ 'tea.md': doc } = (await ingestCorpus(before, agent, ['tea.md'])) as { 'tea.md': string });
       expect(await document(before, agent, doc)).toMatchObject({ embedding_model: 'openai:v1' });
     } finally {
