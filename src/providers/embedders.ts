@@ -11,7 +11,7 @@ export interface EmbeddingSettings {
 }
 
 /** The label an embedder for these settings carries (`<provider>:<model>`), stored on each document. */
-export function embeddingLabel(settings: EmbeddingSettings): string {
+function embeddingLabel(settings: EmbeddingSettings): string {
   return `${settings.provider}:${settings.model}`;
 }
 
@@ -25,7 +25,7 @@ export function embeddingLabel(settings: EmbeddingSettings): string {
  */
 export class Embedders {
   private readonly cache = new Map<string, Embedder>();
-  readonly defaults: EmbeddingSettings;
+  private readonly defaults: EmbeddingSettings;
 
   constructor(
     private readonly config: RagConfig['embedding'],
@@ -34,14 +34,9 @@ export class Embedders {
     this.defaults = { provider: config.provider, model: config.model };
   }
 
-  /** The settings `null` stands for resolved. */
-  resolve(settings: EmbeddingSettings | null): EmbeddingSettings {
-    return settings ?? this.defaults;
-  }
-
   /** The shared embedder for a preset's section (`null`: the deployment default). */
   get(settings: EmbeddingSettings | null): Embedder {
-    const { provider, model } = this.resolve(settings);
+    const { provider, model } = settings ?? this.defaults;
     const label = embeddingLabel({ provider, model });
     let embedder = this.cache.get(label);
     if (embedder === undefined) {
