@@ -62,7 +62,11 @@ export const embeddingsSettingsSchema = z
     model: z.string().min(1).max(200),
   })
   .superRefine(checkModel('embeddings'))
-  .meta({ id: 'EmbeddingsSettings' });
+  .meta({
+    id: 'EmbeddingsSettings',
+    description:
+      "Embeds the RAG documents and queries of the preset's agents; a change re-embeds their documents in the background.",
+  });
 
 const presetSettingsShape = {
   name: z.string().trim().min(1).max(200),
