@@ -38,9 +38,11 @@ beforeEach(async () => {
   server.requests.length = 0;
 });
 
-async function createPreset(embeddings: Record<string, string>): Promise<string> {
+/** A preset with this embeddings section; without one it is null, the deployment default. */
+async function createPreset(embeddings?: Record<string, string>): Promise<string> {
   const res = await p.request('POST', '/admin/v1/presets', { body: { name: 'RAG preset', embeddings } });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
+  expect(res.body.embeddings).toEqual(embeddings ?? null);
   return res.body.id as string;
 }
 
@@ -126,7 +128,7 @@ describe("a preset's embeddings section", slow, () => {
     expect(server.requests).toHaveLength(0); // queries use the new model as well
   });
 
-  it("re-embeds an agent's documents when it moves to another preset or to none", async () => {
+  it("re-embeds an agent's documents when it moves to another preset, to one without embeddings, or to none", async () => {
     const preset = await createPreset(remoteEmbeddings);
     const agent = (await createAgent(p)).id;
     const { 'saturn.md': doc } = await ingestCorpus(p, agent, ['saturn.md']);
@@ -136,9 +138,16 @@ describe("a preset's embeddings section", slow, () => {
     await reembedded(p, agent, doc!, 'openai:text-embedding-3-small');
     expect(await vectorDims(p, agent, doc!)).toBe(16);
 
-    expect((await p.request('PATCH', `/admin/v1/agents/${agent}`, { body: { preset_id: null } })).status).toBe(200);
+    // A preset without an embeddings section uses the deployment default, as no preset does.
+    const plain = await createPreset();
+    expect((await p.request('PATCH', `/admin/v1/agents/${agent}`, { body: { preset_id: plain } })).status).toBe(200);
     await reembedded(p, agent, doc!, 'local:minilm-l6-random');
     expect(await vectorDims(p, agent, doc!)).toBe(384);
+
+    expect((await p.request('PATCH', `/admin/v1/agents/${agent}`, { body: { preset_id: preset } })).status).toBe(200);
+    await reembedded(p, agent, doc!, 'openai:text-embedding-3-small');
+    expect((await p.request('PATCH', `/admin/v1/agents/${agent}`, { body: { preset_id: null } })).status).toBe(200);
+    await reembedded(p, agent, doc!, 'local:minilm-l6-random');
   });
 
   it('searches documents of another model by BM25 only until they are re-embedded', async () => {
