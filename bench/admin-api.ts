@@ -17,7 +17,7 @@ import { isMain } from './lib/is-main.js';
 import { compareLoad, type LoadResult } from './lib/load.js';
 import { median } from './lib/percentiles.js';
 import { machineInfo, markdownTable, round, writeResults } from './lib/report.js';
-import { startRedis } from './lib/redis-server.js';
+import { TestRedis } from '../test/support/redis-server.js';
 import { announceListening, spawnServer, type ServerProcess } from './lib/server-process.js';
 
 const adminKey = 'bench-admin-key-0123456789';
@@ -86,7 +86,7 @@ export async function main(overrides: Partial<AdminApiBenchOptions> = {}): Promi
   const options = { ...defaultAdminApiBenchOptions, ...overrides };
   const startedAt = new Date().toISOString();
   const machine = machineInfo();
-  const redis = await startRedis();
+  const redis = await TestRedis.start({ external: false, persistence: false });
   const servers: ServerProcess[] = [];
   try {
     const serve = async (target: 'parley' | 'baseline') => {

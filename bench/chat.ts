@@ -26,9 +26,11 @@ import { isMain } from './lib/is-main.js';
 import { compareLoad, type LoadResult } from './lib/load.js';
 import { traceRedis, type TracedCommand } from './lib/redis-trace.js';
 import { machineInfo, markdownTable, round, writeResults } from './lib/report.js';
-import { startRedis } from './lib/redis-server.js';
+import { TestRedis } from '../test/support/redis-server.js';
 import { serveWebhook } from './lib/webhook-server.js';
 import { announceListening, spawnServer, type ServerProcess } from './lib/server-process.js';
+import { adminClient } from '../test/support/admin-client.js';
+import { createAgent } from '../test/support/agents.js';
 
 const adminKey = 'bench-admin-key-0123456789';
 const targetAddedP50Ms = 2;
@@ -88,7 +90,7 @@ export async function main(overrides: Partial<ChatBenchOptions> = {}): Promise<C
   const machine = machineInfo();
   const profileDir = options.cpuProfDir === undefined ? undefined : join(options.cpuProfDir, 'chat-parley');
   if (profileDir !== undefined) mkdirSync(profileDir, { recursive: true });
-  const redis = await startRedis();
+  const redis = await TestRedis.start({ external: false, persistence: false });
   const servers: ServerProcess[] = [];
   try {
     const [webhook, parley] = await Promise.all([
@@ -104,7 +106,12 @@ export async function main(overrides: Partial<ChatBenchOptions> = {}): Promise<C
       }),
     ]);
     servers.push(webhook, parley);
-    const token = await createAgent(parley.url, `${webhook.url}/hook`);
+    const { agent_token: token } = await createAgent(adminClient(parley.url, adminKey), {
+      name: 'Bench chat agent',
+      mode: 'passthrough',
+      webhook_url: `${webhook.url}/hook`,
+      system_prompt: 'You are a helpful voice assistant for a bicycle shop.',
+    });
     const body = JSON.stringify({ agent_token: token, message });
     const headers = { 'content-type': 'application/json' };
     await assertAnswers(parley.url, body);
@@ -254,23 +261,6 @@ function renderMarkdown(report: ChatReport): string {
     );
   }
   return lines.join('\n');
-}
-
-async function createAgent(parleyUrl: string, webhookUrl: string): Promise<string> {
-  const res = await fetch(`${parleyUrl}/admin/v1/agents`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': adminKey },
-    body: JSON.stringify({
-      name: 'Bench chat agent',
-      mode: 'passthrough',
-      webhook_url: webhookUrl,
-      system_prompt: 'You are a helpful voice assistant for a bicycle shop.',
-    }),
-  });
-  const body = (await res.json()) as { agent_token?: string };
-  if (res.status !== 201 || body.agent_token === undefined)
-    throw new Error(`creating the agent: ${res.status} ${JSON.stringify(body)}`);
-  return body.agent_token;
 }
 
 /** The bench only counts if Parley really answers through the webhook. */

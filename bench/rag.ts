@@ -18,10 +18,10 @@ import { pino } from 'pino';
 import { loadConfig } from '../src/config.js';
 import { openParley } from '../src/parley.js';
 import { AgentIndex } from '../src/rag/agent-index.js';
-import { LocalEmbedder } from '../src/rag/embedder.js';
+import { LocalEmbedder } from '../src/providers/local/local-embedder.js';
 import { isMain } from './lib/is-main.js';
 import { summarize, type LatencySummary } from './lib/percentiles.js';
-import { startRedis } from './lib/redis-server.js';
+import { TestRedis } from '../test/support/redis-server.js';
 import { machineInfo, markdownTable, round, writeResults } from './lib/report.js';
 
 const modelsDir = resolve(process.env['MODELS_DIR'] ?? '../shared/models');
@@ -63,7 +63,13 @@ interface Throughput {
 }
 
 async function embeddingThroughput(workers: number, texts: string[]): Promise<Throughput> {
-  const embedder = new LocalEmbedder({ modelsDir, model, workers, threadsPerWorker: 1, batchSize: 32 });
+  const embedder = new LocalEmbedder({
+    model,
+    modelDir: resolve(modelsDir, model),
+    workers,
+    threadsPerWorker: 1,
+    batchSize: 32,
+  });
   try {
     await embedder.warm();
     await embedder.embed(texts.slice(0, 32 * workers)); // warm-up batch per worker
@@ -178,7 +184,7 @@ interface IngestResult {
 }
 
 async function ingestion(): Promise<IngestResult> {
-  const redis = await startRedis();
+  const redis = await TestRedis.start({ external: false, persistence: false });
   const config = loadConfig({
     NODE_ENV: 'production',
     PARLEY_LOG_LEVEL: 'silent',
@@ -200,7 +206,7 @@ async function ingestion(): Promise<IngestResult> {
     for (let i = 0; Buffer.byteLength(text) < 1024 * 1024; i++)
       text += base.replace(/^(#+ .*)$/gm, `$1 (part ${i})`) + '\n\n';
     const raw = Buffer.from(text);
-    await parley.services.rag.embedder.warm();
+    await (await parley.services.rag.embedderFor(agent)).warm();
     const start = performance.now();
     const doc = await parley.services.rag.upload(agent.id, { name: 'one-megabyte.md', type: 'markdown', raw });
     for (;;) {

@@ -22,7 +22,7 @@ import { openParley, type Parley } from '../src/parley.js';
 import { timeCalls } from './lib/call-timer.js';
 import { instantSpeech } from './lib/instant-speech.js';
 import { isMain } from './lib/is-main.js';
-import { startRedis } from './lib/redis-server.js';
+import { TestRedis } from '../test/support/redis-server.js';
 import { machineInfo, writeResults } from './lib/report.js';
 import { processCpuMs, spawnServer, type ServerProcess } from './lib/server-process.js';
 import { voiceBenchFixture } from './lib/voice-bench-audio.js';
@@ -44,7 +44,7 @@ export async function main(overrides: Partial<VoiceBenchOptions> = {}): Promise<
   const options = { ...defaultVoiceBenchOptions, ...overrides };
   const startedAt = new Date().toISOString();
   const machine = machineInfo();
-  const redis = await startRedis();
+  const redis = await TestRedis.start({ external: false, persistence: false });
   let webhook: ServerProcess | undefined;
   let parley: Parley | undefined;
   let clients: VoiceClientProcess | undefined;

@@ -91,8 +91,6 @@ export const envSchema = z.object({
   LIVEKIT_API_SECRET: optionalString,
 });
 
-export type Env = z.input<typeof envSchema>;
-
 export interface Config {
   readonly env: 'development' | 'production' | 'test';
   readonly port: number;
@@ -248,9 +246,4 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }),
     livekit: Object.freeze({ url: e.LIVEKIT_URL, apiKey: e.LIVEKIT_API_KEY, apiSecret: e.LIVEKIT_API_SECRET }),
   });
-}
-
-/** A copy of a config with some fields replaced; for main.ts (generated admin key) and tests. */
-export function withConfig(base: Config, patch: Partial<Config>): Config {
-  return Object.freeze({ ...base, ...patch });
 }

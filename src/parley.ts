@@ -5,6 +5,7 @@ import { createApp, type ParleyApp } from './http/app.js';
 import { answerClientErrors } from './http/client-error.js';
 import { Metrics } from './metrics.js';
 import { createServices, type Services } from './services.js';
+import { Embedders } from './providers/embedders.js';
 import { ProviderSet, type SpeechProviders } from './providers/speech-providers.js';
 import { MediaServer } from './realtime/websocket/media-server.js';
 import { ProviderRegistry, type ProviderRegistryOptions } from './providers/registry.js';
@@ -44,7 +45,9 @@ export async function openParley(
   // Providers we create we also close (their model workers); injected ones belong to the caller.
   const ownSpeech = options.speech === undefined ? new ProviderSet(config, registry) : undefined;
   const speech = options.speech ?? ownSpeech!;
-  const services = await createServices(config, store, logger, speech);
+  // Closed by services.rag.close().
+  const embedders = new Embedders(config.rag.embedding, (id) => registry.modelDir(id));
+  const services = await createServices(config, store, logger, speech, embedders);
   const media = new MediaServer({ store, tokens: services.mediaTokens, supervisor: services.supervisor, logger });
   services.outbox.startWorker();
   services.outbox.startRelay();

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { ChatService } from './chat/chat-service.js';
 import type { Config } from './config.js';
 import { EventOutbox } from './events/outbox.js';
+import type { Embedders } from './providers/embedders.js';
 import { OpenAiLlm } from './providers/openai/openai-llm.js';
 import { RagService } from './rag/rag-service.js';
 import { TokenBucket } from './ratelimit/token-bucket.js';
@@ -42,6 +43,7 @@ export async function createServices(
   store: Store,
   logger: Logger,
   speech: SpeechProviders,
+  embedders: Embedders,
 ): Promise<Services> {
   // One Silero session per process, shared by every voice session.
   const vad = await SileroVad.load();
@@ -72,7 +74,7 @@ export async function createServices(
   });
   const rag = new RagService({
     config: config.rag,
-    modelsDir: config.modelsDir,
+    embedders,
     redisUrl: config.redisUrl,
     redisTimeoutMs: config.redisTimeoutMs,
     prefix: config.redisPrefix,

@@ -4,8 +4,8 @@ import { NotFoundError } from '../errors.js';
 import { bullConnection, closeQueue } from '../store/bullmq.js';
 import type { Chunk } from '../records/document.js';
 import type { Store } from '../store/store.js';
+import type { Embedder } from '../providers/embedder.js';
 import type { ChunkOptions } from './chunker.js';
-import type { Embedder } from './embedder.js';
 import { DocumentError, extractDocumentText } from './extract.js';
 
 export interface IngestionOptions {
@@ -14,7 +14,8 @@ export interface IngestionOptions {
   redisTimeoutMs?: number;
   prefix: string;
   store: Store;
-  embedder: Embedder;
+  /** The embedder an agent's documents use now (its preset's `embeddings`, or the default). */
+  embedderFor: (agentId: string) => Promise<Embedder>;
   logger: Logger;
   chunk: ChunkOptions;
   /** Jobs this instance runs at once; 0 runs none. */
@@ -33,6 +34,8 @@ interface IngestJob {
 const attempts = 3;
 /** How often orphaned documents are re-queued while Redis refuses the job. */
 const resumeRetryMs = 2_000;
+/** Re-embedding rounds one job runs when the agent's embedding model changes again meanwhile. */
+const reembedRounds = 3;
 
 /**
  * Document ingestion off the request path: a durable BullMQ queue in Redis. The upload stores the
@@ -40,6 +43,11 @@ const resumeRetryMs = 2_000;
  * the document ready and deletes the raw bytes. A job interrupted by a crash or restart is picked
  * up again (by this or another instance) once its lock expires; one queued when no worker ran
  * waits for the next. Unreadable documents fail at once; other errors retry twice, then fail.
+ *
+ * When an agent's embedding model changes (its preset's `embeddings`, its preset, or the default),
+ * `reembedStale` queues a `reembed` job per ready document made with another model: the stored
+ * chunks are embedded again with the new model and swapped in atomically. Until then the
+ * document stays searchable by BM25 only (vectors of two models are never compared).
  */
 export class Ingestion {
   private readonly queue: Queue<IngestJob>;
@@ -96,6 +104,26 @@ export class Ingestion {
     this.resumeTimer.unref();
   }
 
+  /**
+   * Queues re-embedding of the agent's ready documents whose vectors another model made; returns
+   * how many. Idempotent: a document already queued is not queued twice.
+   */
+  async reembedStale(agentId: string): Promise<number> {
+    const { label } = await this.o.embedderFor(agentId);
+    let queued = 0;
+    for (const doc of await this.o.store.documents.all(agentId)) {
+      if (doc.status !== 'ready' || doc.embedding_model === label) continue;
+      await this.queue.add(
+        'reembed',
+        { agent_id: agentId, document_id: doc.id },
+        // A failed re-embedding leaves the document ready (BM25 only); a later change may retry it.
+        { jobId: `reembed-${doc.id}`, removeOnFail: true },
+      );
+      queued++;
+    }
+    return queued;
+  }
+
   start(): void {
     if (this.worker !== undefined || this.o.concurrency === 0) return;
     const worker = new Worker<IngestJob>('rag-ingest', (job) => this.tracked(job), {
@@ -108,6 +136,13 @@ export class Ingestion {
     });
     worker.on('failed', (job, err) => {
       if (job === undefined) return;
+      if (job.name === 'reembed') {
+        this.o.logger.warn(
+          { document_id: job.data.document_id, attempt: job.attemptsMade, err: err.message },
+          're-embedding failed; the document stays searchable by BM25 only until it succeeds',
+        );
+        return;
+      }
       if (job.attemptsMade < attempts) {
         this.o.logger.warn(
           { document_id: job.data.document_id, attempt: job.attemptsMade, err: err.message },
@@ -160,7 +195,8 @@ export class Ingestion {
   private async tracked(job: Job<IngestJob>): Promise<void> {
     this.running++;
     try {
-      await this.process(job);
+      if (job.name === 'reembed') await this.reembed(job.data);
+      else await this.process(job);
     } finally {
       this.running--;
     }
@@ -190,11 +226,33 @@ export class Ingestion {
       }
       throw err;
     }
-    const pieces = await this.o.embedder.chunk(text, this.o.chunk);
+    const embedder = await this.o.embedderFor(agentId);
+    const pieces = await embedder.chunk(text, this.o.chunk);
     const chunks: Chunk[] = pieces.map((p, index) => ({ id: `${docId}#${index}`, document_id: docId, index, ...p }));
-    const vectors = await this.o.embedder.embed(chunks.map((c) => c.text));
-    if (await docs.finish(agentId, docId, chunks, vectors, text.length)) {
+    const vectors = await embedder.embed(chunks.map((c) => c.text));
+    if (await docs.finish(agentId, docId, chunks, vectors, text.length, embedder.label)) {
       this.o.logger.info({ agent_id: agentId, document_id: docId, chunks: chunks.length }, 'document ready');
+      this.o.onReady?.(agentId, docId);
+      // The model changed while this document was being embedded: do it again with the new one.
+      if ((await this.o.embedderFor(agentId)).label !== embedder.label) await this.reembedStale(agentId);
+    }
+  }
+
+  /** Embeds a ready document's stored chunks again with the agent's current model. */
+  private async reembed({ agent_id: agentId, document_id: docId }: IngestJob): Promise<void> {
+    const docs = this.o.store.documents;
+    for (let round = 0; round < reembedRounds; round++) {
+      const doc = await docs.get(agentId, docId).catch(() => null);
+      if (doc === null || doc.status !== 'ready') return; // deleted meanwhile
+      const embedder = await this.o.embedderFor(agentId);
+      if (doc.embedding_model === embedder.label) return;
+      const chunks = await docs.chunks(agentId, docId);
+      const vectors = await embedder.embed(chunks.map((c) => c.text));
+      if (!(await docs.finish(agentId, docId, chunks, vectors, doc.text_chars ?? 0, embedder.label))) return;
+      this.o.logger.info(
+        { agent_id: agentId, document_id: docId, from: doc.embedding_model, to: embedder.label },
+        'document re-embedded',
+      );
       this.o.onReady?.(agentId, docId);
     }
   }

@@ -2,15 +2,28 @@ import type { Logger } from 'pino';
 import type { DocumentRepository } from '../store/repositories/documents.js';
 import { AgentIndex } from './agent-index.js';
 
+interface Loaded {
+  index: AgentIndex;
+  /** The embedding model whose vectors the index holds. */
+  model: string;
+  /** Each loaded document's embedding model when it was loaded. */
+  documentModels: Map<string, string>;
+}
+
 /**
  * The in-process indexes of every agent with documents, kept in step with Redis by a per-agent
  * version counter (`agentRagVersion`), which every change to the searchable set bumps atomically
  * with the change itself. Before each search the index reads the counter (one GET); when it moved,
- * it drops documents that are gone and loads the new ones. That holds across instances without
- * pub/sub (no message to miss during a reconnect), at the cost of one round trip per search.
+ * it drops documents that are gone or re-embedded and loads the new ones. That holds across
+ * instances without pub/sub (no message to miss during a reconnect), at the cost of one round trip
+ * per search.
+ *
+ * An index holds the vectors of one embedding model, the agent's current one: documents embedded
+ * with another model (not yet re-embedded) are searched by BM25 only, since vectors of two models
+ * cannot be compared. When the agent's model changes, its index is rebuilt.
  */
 export class RagIndex {
-  private readonly indexes = new Map<string, AgentIndex>();
+  private readonly indexes = new Map<string, Loaded>();
   private readonly syncing = new Map<string, Promise<AgentIndex>>();
 
   constructor(
@@ -18,24 +31,25 @@ export class RagIndex {
     private readonly logger: Logger,
   ) {}
 
-  /** The agent's index, brought up to date with Redis first. */
-  async forAgent(agentId: string): Promise<AgentIndex> {
+  /** The agent's index for queries embedded by `model` (an embedder label), brought up to date first. */
+  async forAgent(agentId: string, model: string): Promise<AgentIndex> {
     const version = await this.documents.version(agentId);
     const current = this.indexes.get(agentId);
-    if (current !== undefined && current.version === version) return current;
-    let running = this.syncing.get(agentId);
+    if (current !== undefined && current.model === model && current.index.version === version) return current.index;
+    const key = `${agentId}\u0000${model}`;
+    let running = this.syncing.get(key);
     if (running === undefined) {
-      running = this.sync(agentId, version).finally(() => this.syncing.delete(agentId));
-      this.syncing.set(agentId, running);
+      running = this.sync(agentId, version, model).finally(() => this.syncing.delete(key));
+      this.syncing.set(key, running);
     }
     return running;
   }
 
   /** Loads every agent's index (on start), so the first search does not pay for it. */
-  async warm(): Promise<void> {
+  async warm(modelOf: (agentId: string) => Promise<string>): Promise<void> {
     for (const agentId of await this.documents.agentsWithDocuments()) {
       try {
-        await this.forAgent(agentId);
+        await this.forAgent(agentId, await modelOf(agentId));
       } catch (err) {
         this.logger.warn({ err, agent_id: agentId }, 'could not load RAG index');
       }
@@ -44,22 +58,35 @@ export class RagIndex {
 
   /** Chunks held for an agent (0 when not loaded). */
   loadedChunks(agentId: string): number {
-    return this.indexes.get(agentId)?.chunkCount ?? 0;
+    return this.indexes.get(agentId)?.index.chunkCount ?? 0;
   }
 
-  private async sync(agentId: string, version: number): Promise<AgentIndex> {
-    const index = this.indexes.get(agentId) ?? new AgentIndex();
-    const ready = new Set((await this.documents.all(agentId)).filter((d) => d.status === 'ready').map((d) => d.id));
-    for (const id of index.documentIds()) if (!ready.has(id)) index.removeDocument(id);
-    const missing = new Set([...ready].filter((id) => !index.hasDocument(id)));
+  private async sync(agentId: string, version: number, model: string): Promise<AgentIndex> {
+    const previous = this.indexes.get(agentId);
+    const loaded: Loaded =
+      previous !== undefined && previous.model === model
+        ? previous
+        : { index: new AgentIndex(), model, documentModels: new Map() };
+    const { index, documentModels } = loaded;
+    const ready = new Map(
+      (await this.documents.all(agentId)).filter((d) => d.status === 'ready').map((d) => [d.id, d.embedding_model]),
+    );
+    for (const id of index.documentIds()) {
+      if (ready.get(id) === documentModels.get(id)) continue; // unchanged
+      index.removeDocument(id); // deleted, or re-embedded since it was loaded
+      documentModels.delete(id);
+    }
+    const missing = new Set([...ready.keys()].filter((id) => !index.hasDocument(id)));
     if (missing.size > 0) {
       for (const { document, chunks, vectors } of await this.documents.loadReady(agentId, missing)) {
-        index.addDocument(document, chunks, vectors);
+        const usable = document.embedding_model === model ? vectors : chunks.map(() => null);
+        index.addDocument(document, chunks, usable);
+        documentModels.set(document.id, document.embedding_model);
       }
     }
     index.version = version;
     if (index.documentIds().length === 0) this.indexes.delete(agentId);
-    else this.indexes.set(agentId, index);
+    else this.indexes.set(agentId, loaded);
     return index;
   }
 }

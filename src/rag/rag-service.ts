@@ -2,17 +2,19 @@ import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { RagConfig } from '../config.js';
 import type { EventOutbox } from '../events/outbox.js';
+import type { Embedder } from '../providers/embedder.js';
+import type { Embedders } from '../providers/embedders.js';
 import type { StoredAgent } from '../records/agent.js';
 import type { DocumentRecord, DocumentType, SearchHit } from '../records/document.js';
 import type { Store } from '../store/store.js';
-import { LocalEmbedder, OpenAiEmbedder, type Embedder } from './embedder.js';
 import { verifyDocument } from './extract.js';
 import { Ingestion } from './ingestion.js';
 import { RagIndex } from './rag-index.js';
 
 export interface RagServiceOptions {
   config: RagConfig;
-  modelsDir: string;
+  /** Embedders by preset section; the service closes them. */
+  embedders: Embedders;
   redisUrl: string;
   /** How long queueing a document may wait on Redis (PARLEY_REDIS_TIMEOUT_MS). */
   redisTimeoutMs?: number;
@@ -34,23 +36,6 @@ export interface RetrievedContext {
   chunks: SearchHit[];
 }
 
-export function createEmbedder(config: RagConfig, modelsDir: string): Embedder {
-  const e = config.embedding;
-  if (e.provider === 'openai') {
-    return new OpenAiEmbedder(
-      { apiKey: e.apiKey, baseUrl: e.baseUrl, model: e.model, batchSize: e.batchSize, timeoutMs: e.timeoutMs },
-      modelsDir,
-    );
-  }
-  return new LocalEmbedder({
-    modelsDir,
-    model: e.model,
-    workers: e.workers,
-    threadsPerWorker: e.threadsPerWorker,
-    batchSize: e.batchSize,
-  });
-}
-
 /** Chunks joined for the webhook and the prompt: each under its document's name. */
 export function formatContext(hits: SearchHit[]): string | null {
   if (hits.length === 0) return null;
@@ -60,21 +45,23 @@ export function formatContext(hits: SearchHit[]): string | null {
 /**
  * RAG for every agent: uploads (verified, deduplicated by sha256, queued for ingestion), deletes,
  * hybrid search, and the context for a user's turn. Chat and voice both call `retrieveContext`.
+ *
+ * Each agent's documents and queries are embedded by the model its preset's `embeddings` section
+ * names (the deployment default without a preset). When that changes, the agent's documents are
+ * re-embedded in the background (`embeddingsChanged`, and on every start).
  */
 export class RagService {
-  readonly embedder: Embedder;
   readonly index: RagIndex;
   readonly ingestion: Ingestion;
 
   constructor(private readonly o: RagServiceOptions) {
-    this.embedder = createEmbedder(o.config, o.modelsDir);
     this.index = new RagIndex(o.store.documents, o.logger);
     this.ingestion = new Ingestion({
       redisUrl: o.redisUrl,
       redisTimeoutMs: o.redisTimeoutMs,
       prefix: o.prefix,
       store: o.store,
-      embedder: this.embedder,
+      embedderFor: async (agentId) => this.embedderFor(await this.agent(agentId)),
       logger: o.logger,
       chunk: { maxTokens: o.config.chunkTokens, overlapTokens: o.config.chunkOverlapTokens },
       concurrency: o.config.ingestConcurrency,
@@ -83,29 +70,57 @@ export class RagService {
     });
   }
 
-  /** Starts the ingestion worker, re-queues orphaned uploads and loads indexes (in the background). */
+  /**
+   * The embedder of an agent's documents and queries: its preset's `embeddings` section, or the
+   * deployment default (`PARLEY_EMBEDDING_*`) for an agent without a preset.
+   */
+  async embedderFor(agent: Pick<StoredAgent, 'preset_id'>): Promise<Embedder> {
+    if (agent.preset_id === null) return this.o.embedders.get(null);
+    return this.o.embedders.get((await this.o.store.presets.getStored(agent.preset_id)).embeddings);
+  }
+
+  /**
+   * Starts the ingestion worker, re-queues orphaned uploads, queues re-embedding of documents
+   * whose model is no longer their agent's (the default may have changed), and loads indexes (in
+   * the background).
+   */
   start(): void {
     this.ingestion.start();
     void (async () => {
       try {
-        if (this.o.config.ingestConcurrency > 0) await this.ingestion.resume();
-        await this.index.warm();
+        if (this.o.config.ingestConcurrency > 0) {
+          await this.ingestion.resume();
+          for (const agentId of await this.o.store.documents.agentsWithDocuments()) await this.reembedStale(agentId);
+        }
+        await this.index.warm(async (agentId) => (await this.embedderFor(await this.agent(agentId))).label);
       } catch (err) {
         this.o.logger.warn({ err }, 'RAG start-up tasks failed');
       }
     })();
   }
 
+  /**
+   * An agent's embedding model may have changed (its preset's `embeddings` section, or the agent's
+   * preset): queues re-embedding of its documents made with another model, in the background.
+   */
+  embeddingsChanged(change: { presetId: string } | { agentId: string }): void {
+    void (async () => {
+      const agentIds = 'presetId' in change ? await this.o.store.presets.agentIds(change.presetId) : [change.agentId];
+      for (const agentId of agentIds) await this.reembedStale(agentId);
+    })().catch((err: unknown) => this.o.logger.error({ err, ...change }, 'could not queue re-embedding'));
+  }
+
   /** Verifies, stores and queues a document; answers with its `processing` record. */
   async upload(agentId: string, upload: DocumentUpload): Promise<DocumentRecord> {
     await verifyDocument(upload.type, upload.raw);
+    const embedder = await this.embedderFor(await this.agent(agentId));
     const sha256 = createHash('sha256').update(upload.raw).digest('hex');
     const doc = await this.o.store.documents.create({
       agent_id: agentId,
       name: upload.name,
       type: upload.type,
       sha256,
-      embedding_model: this.embedder.label,
+      embedding_model: embedder.label,
       raw: upload.raw,
     });
     try {
@@ -122,29 +137,23 @@ export class RagService {
     await this.refreshIndex(agentId);
   }
 
-  /** Reloads an agent's in-process search index after its documents changed; a failure is logged and the next search retries. */
-  private async refreshIndex(agentId: string): Promise<void> {
-    await this.index
-      .forAgent(agentId)
-      .catch((err: unknown) =>
-        this.o.logger.warn(
-          { err, agent_id: agentId },
-          'could not refresh the search index; the next search reloads it',
-        ),
-      );
-  }
-
   /**
    * Hybrid search over the agent's ready documents. The query embedding is skipped (BM25 only)
    * when the embedder fails, so retrieval degrades instead of failing a turn.
    */
   async search(agentId: string, query: string, k: number = this.o.config.topK): Promise<SearchHit[]> {
-    const index = await this.index.forAgent(agentId);
+    return this.searchAs(await this.agent(agentId), query, k);
+  }
+
+  private async searchAs(agent: StoredAgent, query: string, k: number): Promise<SearchHit[]> {
+    const agentId = agent.id;
+    const embedder = await this.embedderFor(agent);
+    const index = await this.index.forAgent(agentId, embedder.label);
     if (index.chunkCount === 0) return [];
     let vector: Float32Array | null = null;
     if (index.vectorDims !== undefined) {
       try {
-        [vector] = (await this.embedder.embed([query])) as [Float32Array];
+        [vector] = (await embedder.embed([query])) as [Float32Array];
       } catch (err) {
         this.o.logger.warn({ err, agent_id: agentId }, 'query embedding failed; BM25 only');
       }
@@ -161,7 +170,7 @@ export class RagService {
     if (!agent.rag_enabled) return { context: null, chunks: [] };
     let chunks: SearchHit[] = [];
     try {
-      chunks = await this.search(agent.id, query);
+      chunks = await this.searchAs(agent, query, this.o.config.topK);
     } catch (err) {
       this.o.logger.warn({ err, agent_id: agent.id }, 'RAG retrieval failed; answering without context');
     }
@@ -177,6 +186,30 @@ export class RagService {
   /** Stops ingestion (abandoning a running job to the next instance when forced) and the workers. */
   async close(force = true): Promise<void> {
     await this.ingestion.close(force);
-    await this.embedder.close();
+    await this.o.embedders.close();
+  }
+
+  private agent(agentId: string): Promise<StoredAgent> {
+    return this.o.store.agents.getStored(agentId);
+  }
+
+  private async reembedStale(agentId: string): Promise<void> {
+    try {
+      const queued = await this.ingestion.reembedStale(agentId);
+      if (queued > 0)
+        this.o.logger.info({ agent_id: agentId, documents: queued }, 'embedding model changed; re-embedding');
+    } catch (err) {
+      this.o.logger.warn({ err, agent_id: agentId }, 'could not check documents for re-embedding');
+    }
+  }
+
+  /** Brings the agent's index up to date after a change; a failure is logged (the next search retries). */
+  private async refreshIndex(agentId: string): Promise<void> {
+    try {
+      const { label } = await this.embedderFor(await this.agent(agentId));
+      await this.index.forAgent(agentId, label);
+    } catch (err) {
+      this.o.logger.warn({ err, agent_id: agentId }, 'could not refresh RAG index');
+    }
   }
 }

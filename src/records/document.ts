@@ -24,7 +24,8 @@ export const documentSchema = z
       .nullable()
       .meta({ description: 'Characters of extracted text; null until extracted.' }),
     embedding_model: z.string().meta({
-      description: 'Embedding provider and model the vectors were made with, e.g. local:Xenova/all-MiniLM-L6-v2.',
+      description:
+        "Embedding provider and model the vectors were made with, e.g. local:Xenova/all-MiniLM-L6-v2; switches when the agent's model changed and the document was re-embedded.",
     }),
     status: z.enum(documentStatuses).meta({
       description:

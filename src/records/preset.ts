@@ -62,7 +62,11 @@ export const embeddingsSettingsSchema = z
     model: z.string().min(1).max(200),
   })
   .superRefine(checkModel('embeddings'))
-  .meta({ id: 'EmbeddingsSettings' });
+  .meta({
+    id: 'EmbeddingsSettings',
+    description:
+      "Embeds the RAG documents and queries of the preset's agents; a change re-embeds their documents in the background. Null (the default): the deployment's PARLEY_EMBEDDING_PROVIDER / PARLEY_EMBEDDING_MODEL.",
+  });
 
 const presetSettingsShape = {
   name: z.string().trim().min(1).max(200),
@@ -70,7 +74,7 @@ const presetSettingsShape = {
   stt: sttSettingsSchema,
   llm: llmSettingsSchema,
   tts: ttsSettingsSchema,
-  embeddings: embeddingsSettingsSchema,
+  embeddings: embeddingsSettingsSchema.nullable(),
   metadata: metadataSchema,
 };
 
@@ -96,7 +100,7 @@ export const presetSchema = z
     stt: sttSettingsSchema,
     llm: llmSettingsSchema,
     tts: ttsSettingsSchema,
-    embeddings: embeddingsSettingsSchema,
+    embeddings: embeddingsSettingsSchema.nullable(),
     metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
     agent_count: z.number().int().meta({ description: 'Agents using this preset.' }),
     created_at: timestampSchema,
@@ -112,7 +116,8 @@ export const defaultPresetSettings = {
   stt: { ...builtInPreset.stt },
   llm: { ...builtInPreset.llm },
   tts: { ...builtInPreset.tts },
-  embeddings: { ...builtInPreset.embeddings },
+  /** The deployment default (PARLEY_EMBEDDING_*), as for agents without a preset. */
+  embeddings: null,
   metadata: {},
 };
 

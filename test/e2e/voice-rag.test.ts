@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { readWav } from '../../src/pipeline/wav.js';
-import { createAgent, ingestCorpus, ragEnv } from '../integration/rag-helpers.js';
+import { ingestCorpus, ragEnv } from '../integration/rag-helpers.js';
 import { HttpReceiver } from '../support/http-receiver.js';
 import { OpenAiAudioServer } from '../support/openai-audio-server.js';
 import { startParley, type TestParley } from '../support/parley.js';
 import { TestRedis } from '../support/redis-server.js';
 import { VoiceClient } from '../support/voice-client.js';
+import { createAgent } from '../support/agents.js';
 
 /** Voice turns retrieve context like chat messages do: the utterance's transcript is the query. */
 
@@ -37,7 +38,7 @@ it('an utterance to an agent with RAG on sends the relevant chunk as data.contex
       tts: { provider: 'espeak', model: 'espeak-ng', voice: 'en-us' },
     },
   });
-  const agentId = await createAgent(p, {
+  const { id: agentId } = await createAgent(p, {
     mode: 'passthrough',
     webhook_url: webhook.url,
     events_url: events.url,

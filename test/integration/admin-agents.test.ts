@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { defaultAgentSettings } from '../../src/records/agent.js';
 import { parleyForFile, type TestResponse } from '../support/parley.js';
+import { createAgent } from '../support/agents.js';
 
 const bed = parleyForFile();
 
@@ -14,12 +15,6 @@ interface AgentBody {
   created_at: string;
   updated_at: string;
   [field: string]: unknown;
-}
-
-async function createAgent(body: Record<string, unknown>): Promise<AgentBody> {
-  const res = await bed.p.request('POST', '/admin/v1/agents', { body });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body as AgentBody;
 }
 
 async function createPreset(name: string): Promise<{ id: string }> {
@@ -102,7 +97,7 @@ describe('create', () => {
       max_duration_ms: 600_000,
       metadata: { team: 'care', tier: 2, vip: false, note: null },
     };
-    const agent = await createAgent(settings);
+    const agent = await createAgent(bed.p, settings);
     expect(agent).toMatchObject(settings);
     expect(agent.has_webhook_api_key).toBe(false);
   });
@@ -162,7 +157,7 @@ describe('create', () => {
 describe('list', () => {
   it('pages newest first with no duplicates or gaps', async () => {
     const created: string[] = [];
-    for (let i = 0; i < 23; i++) created.push((await createAgent({ name: `agent-${i}` })).id);
+    for (let i = 0; i < 23; i++) created.push((await createAgent(bed.p, { name: `agent-${i}` })).id);
     const seen: string[] = [];
     let cursor: string | null = null;
     let pages = 0;
@@ -182,7 +177,7 @@ describe('list', () => {
   });
 
   it('defaults to 20 per page and never shows the webhook key', async () => {
-    for (let i = 0; i < 21; i++) await createAgent({ name: `a${i}`, webhook_api_key: 'hook-secret-123' });
+    for (let i = 0; i < 21; i++) await createAgent(bed.p, { name: `a${i}`, webhook_api_key: 'hook-secret-123' });
     const res = await bed.p.request('GET', '/admin/v1/agents');
     expect(res.body.data).toHaveLength(20);
     expect(typeof res.body.next_cursor).toBe('string');
@@ -197,7 +192,7 @@ describe('list', () => {
       const body: Record<string, unknown> = { name: i % 3 === 0 ? `Sales ${i}` : `Support ${i}` };
       if (i % 2 === 0) body['mode'] = 'passthrough';
       if (i % 3 === 1) body['preset_id'] = preset.id;
-      names.push((await createAgent(body)).name);
+      names.push((await createAgent(bed.p, body)).name);
     }
     const namesOf = (res: TestResponse) => res.body.data.map((a: AgentBody) => a.name);
 
@@ -228,7 +223,7 @@ describe('list', () => {
   it('filters by creation time with inclusive from/to', async () => {
     const agents: AgentBody[] = [];
     for (let i = 0; i < 4; i++) {
-      agents.push(await createAgent({ name: `t${i}` }));
+      agents.push(await createAgent(bed.p, { name: `t${i}` }));
       await new Promise((r) => setTimeout(r, 5));
     }
     const [, second, third] = agents;
@@ -267,7 +262,7 @@ describe('list', () => {
 
 describe('patch', () => {
   it('changes only the fields given', async () => {
-    const agent = await createAgent({ name: 'Before', greeting: 'Hi', metadata: { a: 1 } });
+    const agent = await createAgent(bed.p, { name: 'Before', greeting: 'Hi', metadata: { a: 1 } });
     const res = await bed.p.request('PATCH', `/admin/v1/agents/${agent.id}`, {
       body: { name: 'After', vad_threshold: 0.7 },
     });
@@ -278,7 +273,7 @@ describe('patch', () => {
   });
 
   it('clears nullable fields with null', async () => {
-    const agent = await createAgent({
+    const agent = await createAgent(bed.p, {
       name: 'A',
       greeting: 'Hi',
       webhook_url: 'https://hooks.example.com/x',
@@ -295,7 +290,7 @@ describe('patch', () => {
   });
 
   it('sets the webhook key without ever returning it', async () => {
-    const agent = await createAgent({ name: 'A' });
+    const agent = await createAgent(bed.p, { name: 'A' });
     const res = await bed.p.request('PATCH', `/admin/v1/agents/${agent.id}`, {
       body: { webhook_api_key: 'hook-secret-123' },
     });
@@ -305,7 +300,7 @@ describe('patch', () => {
   });
 
   it('rejects unknown fields, nulls on required fields and bad values, each by name', async () => {
-    const agent = await createAgent({ name: 'A' });
+    const agent = await createAgent(bed.p, { name: 'A' });
     const res = await bed.p.request('PATCH', `/admin/v1/agents/${agent.id}`, {
       body: { nme: 'typo', name: null, mode: null, min_silence_ms: 10, agent_token: 'pat_mine', id: 'agt_x' },
     });
@@ -321,7 +316,7 @@ describe('patch', () => {
 
 describe('delete', () => {
   it('answers 204, then 404, and the token stops resolving', async () => {
-    const agent = await createAgent({ name: 'Doomed' });
+    const agent = await createAgent(bed.p, { name: 'Doomed' });
     expect((await bed.p.parley.store.agents.findByToken(agent.agent_token))?.id).toBe(agent.id);
     const res = await bed.p.request('DELETE', `/admin/v1/agents/${agent.id}`);
     expect(res.status).toBe(204);
@@ -333,7 +328,7 @@ describe('delete', () => {
   });
 
   it('deletes its documents and ends its active sessions, keeping them as history', async () => {
-    const agent = await createAgent({ name: 'With history' });
+    const agent = await createAgent(bed.p, { name: 'With history' });
     const store = bed.p.parley.store;
     const session = await store.sessions.create({ agent_id: agent.id, type: 'chat', transport: 'chat' });
     const upload = await bed.p.request('POST', `/admin/v1/agents/${agent.id}/documents`, {
@@ -354,7 +349,7 @@ describe('delete', () => {
 
 describe('regenerate-token', () => {
   it('issues a new token; the old one stops resolving at once', async () => {
-    const agent = await createAgent({ name: 'A', webhook_api_key: 'hook-secret-123' });
+    const agent = await createAgent(bed.p, { name: 'A', webhook_api_key: 'hook-secret-123' });
     const res = await bed.p.request('POST', `/admin/v1/agents/${agent.id}/regenerate-token`);
     expect(res.status).toBe(200);
     expectNoSecret(res);
@@ -374,7 +369,7 @@ describe('regenerate-token', () => {
 
 describe('stats', () => {
   it('is all zeros for a new agent', async () => {
-    const agent = await createAgent({ name: 'A' });
+    const agent = await createAgent(bed.p, { name: 'A' });
     const res = await bed.p.request('GET', `/admin/v1/agents/${agent.id}/stats`);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
@@ -394,7 +389,7 @@ describe('agent and preset', () => {
   it('counts agents per preset as they join, move and leave', async () => {
     const first = await createPreset('First');
     const second = await createPreset('Second');
-    const agent = await createAgent({ name: 'A', preset_id: first.id });
+    const agent = await createAgent(bed.p, { name: 'A', preset_id: first.id });
     expect(agent.preset_id).toBe(first.id);
     expect(await agentCount(first.id)).toBe(1);
 
@@ -417,8 +412,8 @@ describe('agent and preset', () => {
 
   it('frees the preset when the agent is deleted', async () => {
     const preset = await createPreset('P');
-    const a = await createAgent({ name: 'A', preset_id: preset.id });
-    const b = await createAgent({ name: 'B', preset_id: preset.id });
+    const a = await createAgent(bed.p, { name: 'A', preset_id: preset.id });
+    const b = await createAgent(bed.p, { name: 'B', preset_id: preset.id });
     expect(await agentCount(preset.id)).toBe(2);
     const inUse = await bed.p.request('DELETE', `/admin/v1/presets/${preset.id}`);
     expectError(inUse, 409, 'conflict');
@@ -431,7 +426,7 @@ describe('agent and preset', () => {
 
   it('refuses to move an agent to a preset that does not exist, and keeps it where it was', async () => {
     const preset = await createPreset('P');
-    const agent = await createAgent({ name: 'A', preset_id: preset.id });
+    const agent = await createAgent(bed.p, { name: 'A', preset_id: preset.id });
     const res = await bed.p.request('PATCH', `/admin/v1/agents/${agent.id}`, { body: { preset_id: unknownPresetId } });
     expectInvalid(res, ['body.preset_id']);
     expect((await bed.p.request('GET', `/admin/v1/agents/${agent.id}`)).body.preset_id).toBe(preset.id);
@@ -455,7 +450,7 @@ const recordEndpoints: Endpoint[] = [
 
 describe.each([...collectionEndpoints, ...recordEndpoints])('$method $path', ({ method, path, body }) => {
   it('answers 401 without a key and with a wrong key, changing nothing', async () => {
-    const agent = await createAgent({ name: 'Kept' });
+    const agent = await createAgent(bed.p, { name: 'Kept' });
     const missing = await bed.p.request(method, path(agent.id), { body, apiKey: null });
     expectError(missing, 401, 'unauthorized');
     const wrong = await bed.p.request(method, path(agent.id), { body, apiKey: 'not-the-admin-key-at-all' });

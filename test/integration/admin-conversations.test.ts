@@ -2,17 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../src/errors.js';
 import type { Session } from '../../src/records/session.js';
 import { parleyForFile } from '../support/parley.js';
+import { createAgent } from '../support/agents.js';
 
 const bed = parleyForFile();
 
 const unknownConversation = 'cnv_01jd3n6v8m0000000000000000';
 const hour = 3_600_000;
-
-async function createAgent(name = 'A'): Promise<string> {
-  const res = await bed.p.request('POST', '/admin/v1/agents', { body: { name } });
-  expect(res.status).toBe(201);
-  return res.body.id as string;
-}
 
 function ids(body: { data: { id: string }[] }): string[] {
   return body.data.map((c) => c.id);
@@ -27,7 +22,7 @@ async function chat(agentId: string, userId: string | null, now: number): Promis
 
 describe('GET /admin/v1/conversations', () => {
   it('lists one conversation per session, newest first, paged by cursor', async () => {
-    const agent = await createAgent();
+    const agent = (await createAgent(bed.p)).id;
     const base = Date.now() - 5 * hour;
     const sessions: Session[] = [];
     for (let i = 0; i < 5; i++) sessions.push(await chat(agent, null, base + i));
@@ -51,8 +46,8 @@ describe('GET /admin/v1/conversations', () => {
   });
 
   it('filters by agent, session, user and time', async () => {
-    const a = await createAgent('a');
-    const b = await createAgent('b');
+    const a = (await createAgent(bed.p, { name: 'a' })).id;
+    const b = (await createAgent(bed.p, { name: 'b' })).id;
     const base = Date.now() - 5 * hour;
     const s1 = await chat(a, 'alice', base);
     const s2 = await chat(a, 'bob', base + 1000);
@@ -97,7 +92,7 @@ describe('GET /admin/v1/conversations', () => {
 
 describe('GET /admin/v1/conversations/:id', () => {
   it('returns the messages oldest first with their counters', async () => {
-    const agent = await createAgent();
+    const agent = (await createAgent(bed.p)).id;
     const t0 = Date.now() - hour;
     const s = await chat(agent, 'u', t0);
     const conversations = bed.p.parley.store.conversations;
@@ -140,7 +135,7 @@ describe('GET /admin/v1/conversations/:id', () => {
   });
 
   it('pages older messages with limit and before', async () => {
-    const agent = await createAgent();
+    const agent = (await createAgent(bed.p)).id;
     const s = await chat(agent, null, Date.now());
     const texts: string[] = [];
     for (let i = 0; i < 7; i++) {
@@ -169,7 +164,7 @@ describe('GET /admin/v1/conversations/:id', () => {
     const nf = await bed.p.request('GET', `/admin/v1/conversations/${unknownConversation}`);
     expect(nf.status).toBe(404);
     expect(nf.body.error.code).toBe('not_found');
-    const agent = await createAgent();
+    const agent = (await createAgent(bed.p)).id;
     const s = await chat(agent, null, Date.now());
     for (const path of [
       '/admin/v1/conversations/nope',
@@ -190,7 +185,7 @@ describe('GET /admin/v1/conversations/:id', () => {
 
 describe('agent stats', () => {
   it('count user and agent messages, atomically with the message count', async () => {
-    const agent = await createAgent();
+    const agent = (await createAgent(bed.p)).id;
     const s = await chat(agent, null, Date.now());
     const conversations = bed.p.parley.store.conversations;
     await Promise.all(
@@ -221,7 +216,7 @@ describe('authentication', () => {
 
 describe('restart', () => {
   it('keeps conversations and messages across a Parley restart', async () => {
-    const agent = await createAgent();
+    const agent = (await createAgent(bed.p)).id;
     const s = await chat(agent, 'u', Date.now());
     await bed.p.parley.store.conversations.appendMessage(s.conversation_id, { role: 'user', text: 'remember me' });
     const before = await bed.p.request('GET', `/admin/v1/conversations/${s.conversation_id}`);

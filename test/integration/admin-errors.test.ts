@@ -2,17 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../src/errors.js';
 import type { ErrorRecord } from '../../src/records/error-record.js';
 import { parleyForFile } from '../support/parley.js';
+import { createAgent } from '../support/agents.js';
 
 const bed = parleyForFile();
 
 const unknownError = 'err_01jd3n6v8m0000000000000000';
 const hour = 3_600_000;
-
-async function createAgent(name = 'A'): Promise<string> {
-  const res = await bed.p.request('POST', '/admin/v1/agents', { body: { name } });
-  expect(res.status).toBe(201);
-  return res.body.id as string;
-}
 
 function ids(body: { data: { id: string }[] }): string[] {
   return body.data.map((e) => e.id);
@@ -48,8 +43,8 @@ describe('GET /admin/v1/errors', () => {
   });
 
   it('filters by agent, session, type, status and time', async () => {
-    const a = await createAgent('a');
-    const b = await createAgent('b');
+    const a = (await createAgent(bed.p, { name: 'a' })).id;
+    const b = (await createAgent(bed.p, { name: 'b' })).id;
     const session = await bed.p.parley.store.sessions.create({ agent_id: a, type: 'chat', transport: 'chat' });
     const errors = bed.p.parley.store.errors;
     const base = Date.now() - 5 * hour;
@@ -138,7 +133,7 @@ describe('GET /admin/v1/errors/:id', () => {
 
 describe('POST /admin/v1/errors/:id/resolve', () => {
   it('resolves once: the first resolved_at and note stay, open counters drop once', async () => {
-    const agent = await createAgent();
+    const agent = (await createAgent(bed.p)).id;
     const errors = bed.p.parley.store.errors;
     const e = await errors.record({ type: 'webhook_timeout', message: 'slow', agent_id: agent });
     await errors.record({ type: 'webhook_timeout', message: 'slow again', agent_id: agent });
@@ -232,7 +227,7 @@ describe('authentication', () => {
 
 describe('restart', () => {
   it('keeps error records and counters across a Parley restart', async () => {
-    const agent = await createAgent();
+    const agent = (await createAgent(bed.p)).id;
     const e = await bed.p.parley.store.errors.record({
       type: 'webhook_invalid_response',
       message: 'no response field',

@@ -41,7 +41,7 @@ const defaults = {
   stt: { ...builtInPreset.stt },
   llm: { ...builtInPreset.llm },
   tts: { ...builtInPreset.tts },
-  embeddings: { ...builtInPreset.embeddings },
+  embeddings: null,
   metadata: {},
   agent_count: 0,
 };

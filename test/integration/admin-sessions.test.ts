@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../src/errors.js';
 import type { Session } from '../../src/records/session.js';
 import { parleyForFile } from '../support/parley.js';
+import { createAgent } from '../support/agents.js';
 
 const bed = parleyForFile();
 
@@ -9,19 +10,13 @@ const unknownSession = 'ses_01jd3n6v8m0000000000000000';
 const unknownAgent = 'agt_01jd3n6v8m0000000000000000';
 const hour = 3_600_000;
 
-async function createAgent(name = 'A'): Promise<string> {
-  const res = await bed.p.request('POST', '/admin/v1/agents', { body: { name } });
-  expect(res.status).toBe(201);
-  return res.body.id as string;
-}
-
 function ids(body: { data: { id: string }[] }): string[] {
   return body.data.map((s) => s.id);
 }
 
 describe('GET /admin/v1/sessions', () => {
   it('lists newest first and pages with the cursor', async () => {
-    const agent = await createAgent();
+    const agent = (await createAgent(bed.p)).id;
     const base = Date.now() - 10 * hour;
     const created: Session[] = [];
     for (let i = 0; i < 5; i++) {
@@ -55,8 +50,8 @@ describe('GET /admin/v1/sessions', () => {
   });
 
   it('filters by agent, status, type, user and time', async () => {
-    const a = await createAgent('a');
-    const b = await createAgent('b');
+    const a = (await createAgent(bed.p, { name: 'a' })).id;
+    const b = (await createAgent(bed.p, { name: 'b' })).id;
     const base = Date.now() - 10 * hour;
     const s = bed.p.parley.store.sessions;
     const chatA = await s.create({ agent_id: a, type: 'chat', transport: 'chat', user_id: 'alice' }, base);
@@ -104,7 +99,7 @@ describe('GET /admin/v1/sessions', () => {
 
 describe('GET /admin/v1/sessions/:id', () => {
   it('returns the session with its conversation', async () => {
-    const agent = await createAgent();
+    const agent = (await createAgent(bed.p)).id;
     const session = await bed.p.parley.store.sessions.create({
       agent_id: agent,
       type: 'voice',
@@ -136,7 +131,7 @@ describe('GET /admin/v1/sessions/:id', () => {
 
 describe('session lifecycle', () => {
   it('ends once when ended twice, and counts it once', async () => {
-    const agent = await createAgent();
+    const agent = (await createAgent(bed.p)).id;
     const start = Date.now() - hour;
     const s = await bed.p.parley.store.sessions.create({ agent_id: agent, type: 'chat', transport: 'chat' }, start);
     const [first, second] = await Promise.all([
@@ -160,7 +155,7 @@ describe('session lifecycle', () => {
   });
 
   it('records turns, re-scores activity and finds idle sessions', async () => {
-    const agent = await createAgent();
+    const agent = (await createAgent(bed.p)).id;
     const t0 = Date.now() - 2 * hour;
     const sessions = bed.p.parley.store.sessions;
     const quiet = await sessions.create({ agent_id: agent, type: 'chat', transport: 'chat' }, t0);
@@ -182,7 +177,7 @@ describe('session lifecycle', () => {
   });
 
   it('finds idle sessions of one type', async () => {
-    const agent = await createAgent();
+    const agent = (await createAgent(bed.p)).id;
     const t0 = Date.now() - 2 * hour;
     const sessions = bed.p.parley.store.sessions;
     const voice = await sessions.create({ agent_id: agent, type: 'voice', transport: 'websocket' }, t0);
@@ -209,7 +204,7 @@ describe('session lifecycle', () => {
 
 describe('GET /admin/v1/sessions/stats/overview', () => {
   it('counts by type, end reason and recency', async () => {
-    const agent = await createAgent();
+    const agent = (await createAgent(bed.p)).id;
     const now = Date.now();
     const s = bed.p.parley.store.sessions;
     const old = await s.create({ agent_id: agent, type: 'voice', transport: 'websocket' }, now - 48 * hour);
@@ -251,8 +246,8 @@ describe('GET /admin/v1/sessions/stats/overview', () => {
 
 describe('GET /admin/v1/agents/:id/sessions', () => {
   it('lists the agent’s sessions with the same filters', async () => {
-    const a = await createAgent('a');
-    const b = await createAgent('b');
+    const a = (await createAgent(bed.p, { name: 'a' })).id;
+    const b = (await createAgent(bed.p, { name: 'b' })).id;
     const s = bed.p.parley.store.sessions;
     const base = Date.now() - hour;
     const a1 = await s.create({ agent_id: a, type: 'chat', transport: 'chat' }, base);
@@ -273,7 +268,7 @@ describe('GET /admin/v1/agents/:id/sessions', () => {
   it('answers 404 for an unknown agent and 400 for bad input', async () => {
     const nf = await bed.p.request('GET', `/admin/v1/agents/${unknownAgent}/sessions`);
     expect(nf.status).toBe(404);
-    const agent = await createAgent();
+    const agent = (await createAgent(bed.p)).id;
     for (const path of [
       `/admin/v1/agents/nope/sessions`,
       `/admin/v1/agents/${agent}/sessions?limit=500`,
@@ -288,7 +283,7 @@ describe('GET /admin/v1/agents/:id/sessions', () => {
 
 describe('agent stats', () => {
   it('reflect sessions and activity', async () => {
-    const agent = await createAgent();
+    const agent = (await createAgent(bed.p)).id;
     const s = bed.p.parley.store.sessions;
     const chat = await s.create({ agent_id: agent, type: 'chat', transport: 'chat' });
     await s.create({ agent_id: agent, type: 'voice', transport: 'websocket' });
@@ -319,7 +314,7 @@ describe('authentication', () => {
 
 describe('restart', () => {
   it('keeps sessions and counters across a Parley and Redis restart', async () => {
-    const agent = await createAgent();
+    const agent = (await createAgent(bed.p)).id;
     const s = await bed.p.parley.store.sessions.create({
       agent_id: agent,
       type: 'voice',

@@ -5,6 +5,8 @@ import { HttpReceiver, type ReceivedRequest } from '../support/http-receiver.js'
 import { startParley, type TestParley, type TestResponse } from '../support/parley.js';
 import { TestRedis, freePort } from '../support/redis-server.js';
 import { verifyParleySignature } from '../support/signature.js';
+import type { Agent } from '../../src/records/agent.js';
+import { createAgent } from '../support/agents.js';
 
 /**
  * Asynchronous events (SPEC §6, DESIGN "Async events"): a durable outbox in Redis delivers
@@ -70,22 +72,19 @@ beforeEach(async () => {
   events.respond = () => ({ status: 204 });
 });
 
-async function createAgent(
+/** A passthrough agent whose events go to `receiver`. */
+function eventedAgent(
   settings: Record<string, unknown> = {},
   on: TestParley = p,
   receiver: HttpReceiver = events,
-): Promise<{ id: string; agent_token: string }> {
-  const res = await on.request('POST', '/admin/v1/agents', {
-    body: {
-      name: 'Evented',
-      mode: 'passthrough',
-      webhook_url: webhook.url,
-      events_url: `${receiver.url}/events`,
-      ...settings,
-    },
+): Promise<Agent> {
+  return createAgent(on, {
+    name: 'Evented',
+    mode: 'passthrough',
+    webhook_url: webhook.url,
+    events_url: `${receiver.url}/events`,
+    ...settings,
   });
-  expect(res.status).toBe(201);
-  return res.body as { id: string; agent_token: string };
 }
 
 function chat(token: string, message: string, sessionId?: string, on: TestParley = p): Promise<TestResponse> {
@@ -116,7 +115,7 @@ function byEventId(list: ReceivedRequest[]): Map<string, ReceivedRequest[]> {
 describe('delivery', () => {
   it('a new chat session sends session_start, then llm_response per answer, in the envelope, signed', async () => {
     const key = 'whk_events_secret_123';
-    const agent = await createAgent({ webhook_api_key: key });
+    const agent = await eventedAgent({ webhook_api_key: key });
     const first = await chat(agent.agent_token, 'hello');
     expect(first.status).toBe(200);
     const sessionId = first.body.session_id as string;
@@ -174,7 +173,7 @@ describe('delivery', () => {
   });
 
   it('is unsigned and without Authorization when the agent has no key', async () => {
-    const agent = await createAgent();
+    const agent = await eventedAgent();
     await chat(agent.agent_token, 'hello');
     const [req] = await events.waitFor(1);
     expect(req!.headers['authorization']).toBeUndefined();
@@ -183,9 +182,9 @@ describe('delivery', () => {
   });
 
   it('goes only to agents with an events_url, never to the webhook', async () => {
-    const silent = await createAgent({ events_url: null });
+    const silent = await eventedAgent({ events_url: null });
     await chat(silent.agent_token, 'quiet');
-    const loud = await createAgent();
+    const loud = await eventedAgent();
     await chat(loud.agent_token, 'loud');
     await events.waitFor(2);
     await eventually(
@@ -201,7 +200,7 @@ describe('delivery', () => {
   });
 
   it('a voice session sends session_start with its room', async () => {
-    const agent = await createAgent();
+    const agent = await eventedAgent();
     const res = await p.request('POST', '/sdk/v1/session', {
       body: { agent_token: agent.agent_token, user_id: 'caller' },
       apiKey: null,
@@ -223,7 +222,7 @@ describe('delivery', () => {
       answered.push(Date.now());
       return { status: 200 };
     };
-    const agent = await createAgent();
+    const agent = await eventedAgent();
     const res = await chat(agent.agent_token, 'fast please');
     expect(res.status).toBe(200);
     // The receiver holds each event for 2 s before answering: the chat answer came back before it
@@ -248,7 +247,7 @@ describe('retries', () => {
       attempts.set(id, n);
       return { status: n <= 2 ? 500 : 200 };
     };
-    const agent = await createAgent({ webhook_api_key: 'k' });
+    const agent = await eventedAgent({ webhook_api_key: 'k' });
     const res = await chat(agent.agent_token, 'retry me');
     expect(res.status).toBe(200);
     await events.waitFor(6);
@@ -273,7 +272,7 @@ describe('retries', () => {
   });
 
   it('a network failure is retried like a 5xx', async () => {
-    const agent = await createAgent({ events_url: `http://127.0.0.1:${await freePort()}/unreachable` });
+    const agent = await eventedAgent({ events_url: `http://127.0.0.1:${await freePort()}/unreachable` });
     await chat(agent.agent_token, 'nobody home');
     const records = await eventually(
       async () =>
@@ -289,7 +288,7 @@ describe('retries', () => {
 
   it('after 4 failed attempts an event_delivery_failed error record names the event', async () => {
     events.respond = () => ({ status: 503, body: { error: 'maintenance' } });
-    const agent = await createAgent();
+    const agent = await eventedAgent();
     const res = await chat(agent.agent_token, 'doomed');
     const sessionId = res.body.session_id as string;
     const records = await eventually(
@@ -334,7 +333,7 @@ describe('durability', () => {
     let first: TestParley | undefined = await startParley(ownRedis, env);
     let second: TestParley | undefined;
     try {
-      const agent = await createAgent({}, first, receiver);
+      const agent = await eventedAgent({}, first, receiver);
       const res = await chat(agent.agent_token, 'survive a restart', undefined, first);
       expect(res.status).toBe(200);
       const failedAttempts = await receiver.waitFor(2);
@@ -373,7 +372,7 @@ describe('session_end', () => {
     const one = await startParley(redis, sweeping);
     const two = await startParley(redis, sweeping);
     try {
-      const agent = await createAgent({}, one);
+      const agent = await eventedAgent({}, one);
       const res = await chat(agent.agent_token, 'then silence', undefined, two);
       const sessionId = res.body.session_id as string;
       const ends = await eventually(
@@ -406,7 +405,7 @@ describe('session_end', () => {
   });
 
   it('two sweeps racing over the same idle sessions end each once and send one session_end each', async () => {
-    const agent = await createAgent();
+    const agent = await eventedAgent();
     const stored = await p.parley.store.agents.getStored(agent.id);
     const old = Date.now() - 3_600_000;
     const ids: string[] = [];
@@ -439,7 +438,7 @@ describe('session_end', () => {
   });
 
   it('idle voice sessions do not hold up the chat sweep', async () => {
-    const agent = await createAgent();
+    const agent = await eventedAgent();
     const old = Date.now() - 3_600_000;
     for (let i = 0; i < 120; i++)
       await p.parley.store.sessions.create({ agent_id: agent.id, type: 'voice', transport: 'livekit' }, old + i);

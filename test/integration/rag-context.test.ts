@@ -5,7 +5,8 @@ import { fakeEmbedding, startOpenAiEmbeddingsServer } from '../support/openai-em
 import { startOpenAiServer, type ChatCompletionRequest } from '../support/openai-server.js';
 import { TestRedis } from '../support/redis-server.js';
 import { startParley, type TestParley } from '../support/parley.js';
-import { createAgent, ingestCorpus, ragEnv } from './rag-helpers.js';
+import { ingestCorpus, ragEnv } from './rag-helpers.js';
+import { createAgent } from '../support/agents.js';
 
 let redis: TestRedis;
 let webhook: HttpReceiver;
@@ -50,7 +51,7 @@ type WebhookBody = { data: { context: string | null; transcript: string } };
 
 describe('RAG context in answers', () => {
   it('sends data.context null to the webhook while RAG is off, and the relevant chunk once it is on', async () => {
-    const agent = await createAgent(p, { mode: 'passthrough', webhook_url: webhook.url, events_url: events.url });
+    const agent = (await createAgent(p, { mode: 'passthrough', webhook_url: webhook.url, events_url: events.url })).id;
     await ingestCorpus(p, agent, ['lighthouses.md', 'saturn.md', 'tea.md']);
 
     await chat(agent, 'Who invented the Fresnel lens?');
@@ -95,7 +96,7 @@ describe('RAG context in answers', () => {
   });
 
   it('puts the context into the enhanced-mode system prompt only when RAG is on', async () => {
-    const agent = await createAgent(p, { mode: 'enhanced' });
+    const agent = (await createAgent(p, { mode: 'enhanced' })).id;
     await ingestCorpus(p, agent, ['saturn.md', 'chess.html']);
     await chat(agent, "What are Saturn's rings made of?");
     expect(prompts[0]!.messages[0]!.content).not.toContain('water ice');
@@ -119,7 +120,7 @@ describe('OpenAI-compatible embeddings provider', () => {
       PARLEY_EMBEDDING_BASE_URL: server.baseUrl,
     });
     try {
-      const agent = await createAgent(remote);
+      const agent = (await createAgent(remote)).id;
       const ids = await ingestCorpus(remote, agent, ['clutch.txt', 'volcanoes.txt']);
       const doc = (await remote.request('GET', `/admin/v1/agents/${agent}/documents/${ids['clutch.txt']}`)).body;
       expect(doc.embedding_model).toBe('openai:test-embed');

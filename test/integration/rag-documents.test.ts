@@ -2,7 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { blobToVector } from '../../src/store/repositories/documents.js';
 import { TestRedis } from '../support/redis-server.js';
 import { startParley, type TestParley } from '../support/parley.js';
-import { corpusFile, createAgent, ingestCorpus, ragEnv, uploadFile, waitForDocument } from './rag-helpers.js';
+import { corpusFile, ingestCorpus, ragEnv, uploadFile, waitForDocument } from './rag-helpers.js';
+import { createAgent } from '../support/agents.js';
 
 let redis: TestRedis;
 let p: TestParley;
@@ -27,7 +28,7 @@ const unknownDoc = 'doc_01jd3n6v8m0000000000000000';
 
 describe('uploading documents', () => {
   it('accepts text, Markdown, HTML and PDF files and JSON text, answering 202 processing, then ready', async () => {
-    const agent = await createAgent(p);
+    const agent = (await createAgent(p)).id;
     const files = ['sourdough.txt', 'lighthouses.md', 'beekeeping.html', 'glaciers.pdf'];
     const uploaded: Record<string, Record<string, unknown>> = {};
     for (const file of files) {
@@ -77,7 +78,7 @@ describe('uploading documents', () => {
   });
 
   it('lists newest first with paging and a status filter', async () => {
-    const agent = await createAgent(p);
+    const agent = (await createAgent(p)).id;
     const ids = await ingestCorpus(p, agent, ['tea.md', 'saturn.md', 'chess.html']);
     const failed = await p.request('POST', `/admin/v1/agents/${agent}/documents`, {
       body: { name: 'only script', type: 'html', text: '<html><script>var x = 1;</script></html>' },
@@ -104,7 +105,7 @@ describe('uploading documents', () => {
   });
 
   it('detects the same content uploaded twice for one agent (409 with the existing id), but not across agents', async () => {
-    const agent = await createAgent(p);
+    const agent = (await createAgent(p)).id;
     const first = await uploadFile(p, agent, { name: 'tea.md', data: corpusFile('tea.md') });
     expect(first.status).toBe(202);
     const again = await uploadFile(p, agent, { name: 'renamed.md', data: corpusFile('tea.md') }, 'Tea again');
@@ -114,7 +115,7 @@ describe('uploading documents', () => {
       body: { name: 'tea', type: 'markdown', text: corpusFile('tea.md').toString('utf8') },
     });
     expect(asJson.status).toBe(409);
-    const other = await createAgent(p);
+    const other = (await createAgent(p)).id;
     expect((await uploadFile(p, other, { name: 'tea.md', data: corpusFile('tea.md') })).status).toBe(202);
     // after deleting, the same content may come back
     await waitForDocument(p, agent, first.body.id);
@@ -123,7 +124,7 @@ describe('uploading documents', () => {
   });
 
   it('refuses bad uploads with clear 4xx errors', async () => {
-    const agent = await createAgent(p);
+    const agent = (await createAgent(p)).id;
     const big = Buffer.alloc(64 * 1024 + 1, 'a');
     const tooBig = await uploadFile(p, agent, { name: 'big.txt', data: big });
     expect(tooBig.status).toBe(413);
@@ -187,7 +188,7 @@ describe('uploading documents', () => {
   });
 
   it('answers 404 for unknown agents and documents and 400 for malformed ids', async () => {
-    const agent = await createAgent(p);
+    const agent = (await createAgent(p)).id;
     expect((await uploadFile(p, unknownAgent, { name: 'tea.md', data: corpusFile('tea.md') })).status).toBe(404);
     expect((await p.request('GET', `/admin/v1/agents/${unknownAgent}/documents`)).status).toBe(404);
     expect((await p.request('GET', `/admin/v1/agents/${unknownAgent}/documents/search?q=x`)).status).toBe(404);
@@ -202,7 +203,7 @@ describe('uploading documents', () => {
 
 describe('search', () => {
   it('ranks chunks by BM25 and vectors, fused, with document ids and scores; k defaults to 5, at most 50', async () => {
-    const agent = await createAgent(p);
+    const agent = (await createAgent(p)).id;
     const ids = await ingestCorpus(p, agent, ['lighthouses.md', 'saturn.md', 'tea.md', 'volcanoes.txt', 'clutch.txt']);
     const res = await p.request(
       'GET',
@@ -231,12 +232,12 @@ describe('search', () => {
     expect((await p.request('GET', `/admin/v1/agents/${agent}/documents/search?q=water&k=51`)).status).toBe(400);
     expect((await p.request('GET', `/admin/v1/agents/${agent}/documents/search?q=water&k=0`)).status).toBe(400);
     expect((await p.request('GET', `/admin/v1/agents/${agent}/documents/search`)).status).toBe(400);
-    const other = await createAgent(p);
+    const other = (await createAgent(p)).id;
     expect((await p.request('GET', `/admin/v1/agents/${other}/documents/search?q=Fresnel`)).body.data).toEqual([]);
   });
 
   it('keeps vectors in Redis as float32 blobs: one 384-dimensional unit vector per chunk', async () => {
-    const agent = await createAgent(p);
+    const agent = (await createAgent(p)).id;
     const ids = await ingestCorpus(p, agent, ['lighthouses.md']);
     const [stored] = await p.parley.store.documents.loadReady(agent);
     expect(stored!.chunks.length).toBeGreaterThan(1);
@@ -253,7 +254,7 @@ describe('search', () => {
   });
 
   it('forgets a deleted document: its chunks, vectors and search hits', async () => {
-    const agent = await createAgent(p);
+    const agent = (await createAgent(p)).id;
     const ids = await ingestCorpus(p, agent, ['lighthouses.md', 'saturn.md']);
     const before = await p.request('GET', `/admin/v1/agents/${agent}/documents/search?q=Fresnel+lens&k=50`);
     expect(before.body.data.some((h: { document_id: string }) => h.document_id === ids['lighthouses.md'])).toBe(true);

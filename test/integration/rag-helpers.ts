@@ -47,12 +47,6 @@ export async function uploadFile(
   return { status: res.status, headers: res.headers, body };
 }
 
-export async function createAgent(p: TestParley, settings: Record<string, unknown> = {}): Promise<string> {
-  const res = await p.request('POST', '/admin/v1/agents', { body: { name: 'RAG agent', ...settings } });
-  expect(res.status).toBe(201);
-  return res.body.id as string;
-}
-
 /** Polls the document until it leaves `processing`; returns the final record. */
 export async function waitForDocument(
   p: TestParley,

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TestRedis } from '../support/redis-server.js';
 import { startParley, type TestParley } from '../support/parley.js';
-import { corpusFile, createAgent, ingestCorpus, ragEnv, uploadFile, waitForDocument } from './rag-helpers.js';
+import { corpusFile, ingestCorpus, ragEnv, uploadFile, waitForDocument } from './rag-helpers.js';
+import { createAgent } from '../support/agents.js';
 
 let redis: TestRedis;
 const open: TestParley[] = [];
@@ -44,7 +45,7 @@ async function searchAll(p: TestParley, agent: string): Promise<unknown[]> {
 describe('index rebuild and instances', () => {
   it('rebuilds the index from Redis on start with identical search results', async () => {
     const a = await parley();
-    const agent = await createAgent(a);
+    const agent = (await createAgent(a)).id;
     await ingestCorpus(a, agent, ['lighthouses.md', 'saturn.md', 'beekeeping.html', 'glaciers.pdf']);
     const before = await searchAll(a, agent);
     await close(a);
@@ -56,7 +57,7 @@ describe('index rebuild and instances', () => {
   it('keeps indexes of two instances in step with uploads and deletes made through either', async () => {
     const a = await parley();
     const b = await parley();
-    const agent = await createAgent(a);
+    const agent = (await createAgent(a)).id;
     const ids = await ingestCorpus(a, agent, ['lighthouses.md']);
     expect((await searchAll(b, agent))[0]).toEqual((await searchAll(a, agent))[0]);
     const viaB = await ingestCorpus(b, agent, ['saturn.md']);
@@ -73,7 +74,7 @@ describe('index rebuild and instances', () => {
 describe('restart mid-ingestion', () => {
   it('finishes a document queued while no instance was ingesting', async () => {
     const apiOnly = await parley({ PARLEY_RAG_INGEST_CONCURRENCY: '0' });
-    const agent = await createAgent(apiOnly);
+    const agent = (await createAgent(apiOnly)).id;
     const res = await uploadFile(apiOnly, agent, { name: 'tea.md', data: corpusFile('tea.md') });
     expect(res.status).toBe(202);
     expect(await apiOnly.parley.services.rag.ingestion.backlog()).toBe(1);
@@ -86,7 +87,7 @@ describe('restart mid-ingestion', () => {
 
   it('finishes a document whose instance stopped while processing it', async () => {
     const first = await parley({ PARLEY_RAG_JOB_LOCK_MS: '1000' });
-    const agent = await createAgent(first);
+    const agent = (await createAgent(first)).id;
     // Large enough that embedding takes a while on the first instance.
     const text = Array.from({ length: 60 }, (_, i) =>
       corpusFile('lighthouses.md')

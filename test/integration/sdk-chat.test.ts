@@ -3,6 +3,8 @@ import { eventually } from '../support/eventually.js';
 import { HttpReceiver } from '../support/http-receiver.js';
 import { startParley, type TestParley, type TestResponse } from '../support/parley.js';
 import { TestRedis } from '../support/redis-server.js';
+import type { Agent } from '../../src/records/agent.js';
+import { createAgent } from '../support/agents.js';
 
 /** POST /sdk/v1/chat: sessions, continuation, authentication and request validation. */
 
@@ -36,17 +38,8 @@ beforeEach(async () => {
   });
 });
 
-interface AgentBody {
-  id: string;
-  agent_token: string;
-}
-
-async function createAgent(name = 'Chat agent'): Promise<AgentBody> {
-  const res = await p.request('POST', '/admin/v1/agents', {
-    body: { name, mode: 'passthrough', webhook_url: webhook.url },
-  });
-  expect(res.status).toBe(201);
-  return res.body as AgentBody;
+function chatAgent(name = 'Chat agent'): Promise<Agent> {
+  return createAgent(p, { name, mode: 'passthrough', webhook_url: webhook.url });
 }
 
 function chat(body: unknown, on: TestParley = p): Promise<TestResponse> {
@@ -62,7 +55,7 @@ function expectValidation(res: TestResponse, paths: string[]): void {
 
 describe('sessions', () => {
   it('a second message with the session_id continues the session and its conversation', async () => {
-    const agent = await createAgent();
+    const agent = await chatAgent();
     const first = await chat({ agent_token: agent.agent_token, message: 'first question', user_id: 'u-1' });
     expect(first.status).toBe(200);
     const sessionId = first.body.session_id as string;
@@ -132,7 +125,7 @@ describe('sessions', () => {
   });
 
   it('a message without session_id starts a new session each time', async () => {
-    const agent = await createAgent();
+    const agent = await chatAgent();
     const a = await chat({ agent_token: agent.agent_token, message: 'a' });
     const b = await chat({ agent_token: agent.agent_token, message: 'b' });
     expect(a.body.session_id).not.toBe(b.body.session_id);
@@ -145,8 +138,8 @@ describe('sessions', () => {
   });
 
   it("another agent's session_id is 404, as is an unknown one; nothing is called or stored", async () => {
-    const owner = await createAgent('Owner');
-    const other = await createAgent('Other');
+    const owner = await chatAgent('Owner');
+    const other = await chatAgent('Other');
     const mine = await chat({ agent_token: owner.agent_token, message: 'hello' });
     const stolen = await chat({
       agent_token: other.agent_token,
@@ -166,7 +159,7 @@ describe('sessions', () => {
   });
 
   it('a malformed session_id is 400', async () => {
-    const agent = await createAgent();
+    const agent = await chatAgent();
     for (const sessionId of ['ses_123', 'not-a-session', 'cnv_01jd3n6v8m0000000000000000', '', 42]) {
       expectValidation(await chat({ agent_token: agent.agent_token, message: 'hi', session_id: sessionId }), [
         'body.session_id',
@@ -182,7 +175,7 @@ describe('sessions', () => {
       PARLEY_SESSION_SWEEP_INTERVAL_MS: '200',
     });
     try {
-      const agent = await createAgent();
+      const agent = await chatAgent();
       const first = await chat({ agent_token: agent.agent_token, message: 'hello' }, sweeping);
       expect(first.status).toBe(200);
       const sessionId = first.body.session_id as string;
@@ -224,7 +217,7 @@ describe('authentication', () => {
   });
 
   it('a regenerated token replaces the old one at once; a deleted agent token is 401', async () => {
-    const agent = await createAgent();
+    const agent = await chatAgent();
     expect((await chat({ agent_token: agent.agent_token, message: 'hi' })).status).toBe(200);
     const regenerated = await p.request('POST', `/admin/v1/agents/${agent.id}/regenerate-token`);
     expect(regenerated.status).toBe(200);
@@ -235,7 +228,7 @@ describe('authentication', () => {
   });
 
   it('the admin key is no SDK credential and the agent token travels only in the body', async () => {
-    const agent = await createAgent();
+    const agent = await chatAgent();
     const res = await p.request('POST', '/sdk/v1/chat', {
       body: { message: 'hi' },
       headers: { Authorization: `Bearer ${agent.agent_token}`, 'X-Agent-Token': agent.agent_token },
@@ -245,9 +238,9 @@ describe('authentication', () => {
 });
 
 describe('bad input is a clear 4xx, never a 500', () => {
-  let agent: AgentBody;
+  let agent: Agent;
   beforeEach(async () => {
-    agent = await createAgent();
+    agent = await chatAgent();
   });
 
   it('a body that is not JSON', async () => {

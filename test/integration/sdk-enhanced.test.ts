@@ -4,6 +4,8 @@ import { startOpenAiServer, type ChatCompletionRequest } from '../support/openai
 import { startParley, type TestParley, type TestResponse } from '../support/parley.js';
 import { TestRedis } from '../support/redis-server.js';
 import type { Reply } from '../support/http-receiver.js';
+import type { Agent } from '../../src/records/agent.js';
+import { createAgent } from '../support/agents.js';
 
 /** POST /sdk/v1/chat in enhanced mode: Parley's own LLM (an OpenAI-compatible server) answers. */
 
@@ -17,6 +19,10 @@ let p: TestParley;
 let answer: Answer;
 
 const echo: Answer = (req) => `echo: ${req.messages.at(-1)?.content ?? ''}`;
+
+function enhancedAgent(settings: Record<string, unknown> = {}, on: TestParley = p): Promise<Agent> {
+  return createAgent(on, { name: 'Enhanced', mode: 'enhanced', ...settings });
+}
 
 function llmEnv(): Record<string, string> {
   return {
@@ -55,17 +61,6 @@ async function createPreset(llmSettings: Record<string, unknown>): Promise<strin
   return res.body.id as string;
 }
 
-async function createAgent(
-  settings: Record<string, unknown> = {},
-  on: TestParley = p,
-): Promise<{ id: string; agent_token: string }> {
-  const res = await on.request('POST', '/admin/v1/agents', {
-    body: { name: 'Enhanced', mode: 'enhanced', ...settings },
-  });
-  expect(res.status).toBe(201);
-  return res.body as { id: string; agent_token: string };
-}
-
 function chat(body: Record<string, unknown>, on: TestParley = p): Promise<TestResponse> {
   return on.request('POST', '/sdk/v1/chat', { body, apiKey: null });
 }
@@ -77,7 +72,7 @@ function completions(): ChatCompletionRequest[] {
 describe('the LLM request', () => {
   it("uses the preset's model, temperature and max_tokens; system prompt first, the user's message last", async () => {
     const presetId = await createPreset({ model: 'parley-test-model', temperature: 0.25, max_tokens: 77 });
-    const agent = await createAgent({
+    const agent = await enhancedAgent({
       preset_id: presetId,
       system_prompt: 'You are Bob, a bicycle mechanic.',
       webhook_url: webhook.url,
@@ -105,7 +100,7 @@ describe('the LLM request', () => {
   });
 
   it('without a preset the built-in default model is used', async () => {
-    const agent = await createAgent();
+    const agent = await enhancedAgent();
     const res = await chat({ agent_token: agent.agent_token, message: 'hi' });
     expect(res.status).toBe(200);
     expect(completions()[0]).toMatchObject({ model: 'gpt-4o-mini', temperature: 0.7, max_tokens: 512 });
@@ -113,7 +108,7 @@ describe('the LLM request', () => {
 
   it('a preset change applies to the next message', async () => {
     const presetId = await createPreset({ model: 'model-a' });
-    const agent = await createAgent({ preset_id: presetId });
+    const agent = await enhancedAgent({ preset_id: presetId });
     const first = await chat({ agent_token: agent.agent_token, message: 'one' });
     const patched = await p.request('PATCH', `/admin/v1/presets/${presetId}`, {
       body: { llm: { provider: 'openai', model: 'model-b', temperature: 1.5, max_tokens: 9 } },
@@ -127,7 +122,7 @@ describe('the LLM request', () => {
   });
 
   it('history is bounded by PARLEY_LLM_HISTORY_MESSAGES (2): the last two earlier messages, then the new one', async () => {
-    const agent = await createAgent({ system_prompt: 'Be brief.' });
+    const agent = await enhancedAgent({ system_prompt: 'Be brief.' });
     const first = await chat({ agent_token: agent.agent_token, message: 'one' });
     const sessionId = first.body.session_id as string;
     const second = await chat({ agent_token: agent.agent_token, message: 'two', session_id: sessionId });
@@ -148,7 +143,7 @@ describe('the LLM request', () => {
   });
 
   it('a repeated message is still sent as the new turn after its earlier copy', async () => {
-    const agent = await createAgent({ system_prompt: 'S' });
+    const agent = await enhancedAgent({ system_prompt: 'S' });
     const first = await chat({ agent_token: agent.agent_token, message: 'again' });
     answer = () => 'second answer';
     await chat({ agent_token: agent.agent_token, message: 'again', session_id: first.body.session_id });
@@ -161,7 +156,7 @@ describe('the LLM request', () => {
   });
 
   it('stores the answer with its timings and counts the turn', async () => {
-    const agent = await createAgent();
+    const agent = await enhancedAgent();
     const res = await chat({ agent_token: agent.agent_token, message: 'time me' });
     const session = (await p.request('GET', `/admin/v1/sessions/${res.body.session_id}`)).body;
     expect(session.turns).toBe(1);
@@ -179,7 +174,7 @@ describe('LLM failures → 502 upstream_error with an error record', () => {
     on: TestParley,
     expected: { type: string; status_code: number | null; minLatencyMs?: number },
   ): Promise<void> {
-    const agent = await createAgent({}, on);
+    const agent = await enhancedAgent({}, on);
     const res = await chat({ agent_token: agent.agent_token, message: 'fail please' }, on);
     expect(res.status).toBe(502);
     expect(res.body.error).toMatchObject({
@@ -253,7 +248,7 @@ describe('LLM failures → 502 upstream_error with an error record', () => {
   });
 
   it('after a failure the conversation goes on, and the failed answer is not sent as history', async () => {
-    const agent = await createAgent({ system_prompt: 'S' });
+    const agent = await enhancedAgent({ system_prompt: 'S' });
     answer = () => ({ status: 500, body: { error: { message: 'down' } } });
     const failed = await chat({ agent_token: agent.agent_token, message: 'one' });
     expect(failed.status).toBe(502);

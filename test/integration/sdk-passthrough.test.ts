@@ -4,6 +4,8 @@ import { HttpReceiver, type ReceivedRequest } from '../support/http-receiver.js'
 import { startParley, type TestParley, type TestResponse } from '../support/parley.js';
 import { TestRedis, freePort } from '../support/redis-server.js';
 import { verifyParleySignature } from '../support/signature.js';
+import type { Agent } from '../../src/records/agent.js';
+import { createAgent } from '../support/agents.js';
 
 /** POST /sdk/v1/chat in passthrough mode: SPEC §4.5 webhook contract and the 502s of §7. */
 
@@ -35,17 +37,9 @@ beforeEach(async () => {
   });
 });
 
-interface AgentBody {
-  id: string;
-  agent_token: string;
-}
-
-async function createAgent(settings: Record<string, unknown> = {}): Promise<AgentBody> {
-  const res = await p.request('POST', '/admin/v1/agents', {
-    body: { name: 'Passthrough', mode: 'passthrough', webhook_url: `${webhook.url}/hook`, ...settings },
-  });
-  expect(res.status).toBe(201);
-  return res.body as AgentBody;
+/** A passthrough agent whose webhook is the test receiver's /hook. */
+function passthroughAgent(settings: Record<string, unknown> = {}): Promise<Agent> {
+  return createAgent(p, { name: 'Passthrough', mode: 'passthrough', webhook_url: `${webhook.url}/hook`, ...settings });
 }
 
 function chat(body: Record<string, unknown>): Promise<TestResponse> {
@@ -61,7 +55,7 @@ function last(): ReceivedRequest {
 describe('the webhook request', () => {
   it('is exactly the SPEC body, with Bearer key, User-Agent and a signature that verifies', async () => {
     const key = 'whk_live_0123456789abcdef';
-    const agent = await createAgent({ webhook_api_key: key });
+    const agent = await passthroughAgent({ webhook_api_key: key });
     const res = await chat({ agent_token: agent.agent_token, message: 'Where is my order?', user_id: 'user-42' });
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(['mode', 'response', 'session_id']);
@@ -98,7 +92,7 @@ describe('the webhook request', () => {
   });
 
   it('has no Authorization and no signature without a key, and user_id null when the client sent none', async () => {
-    const agent = await createAgent();
+    const agent = await passthroughAgent();
     const res = await chat({ agent_token: agent.agent_token, message: 'hi' });
     expect(res.status).toBe(200);
     const req = last();
@@ -109,7 +103,7 @@ describe('the webhook request', () => {
   });
 
   it('is sent once per chat message; a continued session keeps its user_id', async () => {
-    const agent = await createAgent();
+    const agent = await passthroughAgent();
     const first = await chat({ agent_token: agent.agent_token, message: 'one', user_id: 'u-1' });
     const second = await chat({ agent_token: agent.agent_token, message: 'two', session_id: first.body.session_id });
     const third = await chat({
@@ -134,7 +128,7 @@ describe('the webhook request', () => {
   });
 
   it('passes the text of the reply through unchanged (unicode, empty string)', async () => {
-    const agent = await createAgent();
+    const agent = await passthroughAgent();
     webhook.respond = () => ({ body: { response: 'Grüße 👋 — "quoted"', extra: 'ignored' } });
     const res = await chat({ agent_token: agent.agent_token, message: 'hello' });
     expect(res.body.response).toBe('Grüße 👋 — "quoted"');
@@ -147,7 +141,7 @@ describe('the webhook request', () => {
 
 describe('webhook failures → 502 upstream_error with an error record', () => {
   async function expectUpstreamFailure(
-    agent: AgentBody,
+    agent: Agent,
     expected: { type: string; status_code: number | null; minLatencyMs?: number },
     repair: () => Promise<unknown> = async () => undefined,
   ): Promise<void> {
@@ -201,12 +195,12 @@ describe('webhook failures → 502 upstream_error with an error record', () => {
 
   it('non-2xx status', async () => {
     webhook.respond = () => ({ status: 500, body: { response: 'this text must not be used' } });
-    await expectUpstreamFailure(await createAgent(), { type: 'webhook_http_error', status_code: 500 });
+    await expectUpstreamFailure(await passthroughAgent(), { type: 'webhook_http_error', status_code: 500 });
   });
 
   it('4xx status (e.g. the operator rejects the key)', async () => {
     webhook.respond = () => ({ status: 401, body: { error: 'bad key' } });
-    await expectUpstreamFailure(await createAgent({ webhook_api_key: 'k' }), {
+    await expectUpstreamFailure(await passthroughAgent({ webhook_api_key: 'k' }), {
       type: 'webhook_http_error',
       status_code: 401,
     });
@@ -214,7 +208,7 @@ describe('webhook failures → 502 upstream_error with an error record', () => {
 
   it('timeout (agent webhook_timeout_ms)', async () => {
     webhook.respond = () => ({ delayMs: 3_000, body: { response: 'too late' } });
-    await expectUpstreamFailure(await createAgent({ webhook_timeout_ms: 300 }), {
+    await expectUpstreamFailure(await passthroughAgent({ webhook_timeout_ms: 300 }), {
       type: 'webhook_timeout',
       status_code: null,
       minLatencyMs: 250,
@@ -223,32 +217,32 @@ describe('webhook failures → 502 upstream_error with an error record', () => {
 
   it('2xx without a string `response`', async () => {
     webhook.respond = () => ({ body: { answer: 'wrong field' } });
-    await expectUpstreamFailure(await createAgent(), { type: 'webhook_invalid_response', status_code: 200 });
+    await expectUpstreamFailure(await passthroughAgent(), { type: 'webhook_invalid_response', status_code: 200 });
   });
 
   it('2xx with a non-string `response`', async () => {
     webhook.respond = () => ({ body: { response: 42 } });
-    await expectUpstreamFailure(await createAgent(), { type: 'webhook_invalid_response', status_code: 200 });
+    await expectUpstreamFailure(await passthroughAgent(), { type: 'webhook_invalid_response', status_code: 200 });
   });
 
   it('2xx with a JSON body that is not an object', async () => {
     webhook.respond = () => ({ body: 'null' });
-    await expectUpstreamFailure(await createAgent(), { type: 'webhook_invalid_response', status_code: 200 });
+    await expectUpstreamFailure(await passthroughAgent(), { type: 'webhook_invalid_response', status_code: 200 });
   });
 
   it('2xx with invalid JSON', async () => {
     webhook.respond = () => ({ status: 200, body: 'OK, got it', headers: { 'Content-Type': 'text/plain' } });
-    await expectUpstreamFailure(await createAgent(), { type: 'webhook_invalid_response', status_code: 200 });
+    await expectUpstreamFailure(await passthroughAgent(), { type: 'webhook_invalid_response', status_code: 200 });
   });
 
   it('2xx with a reply over 256 KiB', async () => {
     webhook.respond = () => ({ body: { response: 'x'.repeat(300 * 1024) } });
-    await expectUpstreamFailure(await createAgent(), { type: 'webhook_invalid_response', status_code: 200 });
+    await expectUpstreamFailure(await passthroughAgent(), { type: 'webhook_invalid_response', status_code: 200 });
   });
 
   it('nothing listening at webhook_url', async () => {
     const port = await freePort();
-    const agent = await createAgent({ webhook_url: `http://127.0.0.1:${port}/hook` });
+    const agent = await passthroughAgent({ webhook_url: `http://127.0.0.1:${port}/hook` });
     await expectUpstreamFailure(agent, { type: 'webhook_network_error', status_code: null }, () =>
       p.request('PATCH', `/admin/v1/agents/${agent.id}`, { body: { webhook_url: `${webhook.url}/hook` } }),
     );
@@ -264,7 +258,7 @@ describe('webhook failures → 502 upstream_error with an error record', () => {
     ],
   ] as const) {
     it(`${what}: the 502 says the webhook did not answer, the error record says why`, async () => {
-      const agent = await createAgent({ webhook_url: url });
+      const agent = await passthroughAgent({ webhook_url: url });
       const res = await chat({ agent_token: agent.agent_token, message: 'anyone there?' });
       expect(res.status).toBe(502);
       expect(res.body.error.message).toBe("the agent's webhook did not answer");
@@ -279,14 +273,14 @@ describe('webhook failures → 502 upstream_error with an error record', () => {
 
   it('a redirect is not followed: it is a non-2xx answer', async () => {
     webhook.respond = () => ({ status: 302, headers: { Location: `${webhook.url}/elsewhere` } });
-    await expectUpstreamFailure(await createAgent(), { type: 'webhook_http_error', status_code: 302 });
+    await expectUpstreamFailure(await passthroughAgent(), { type: 'webhook_http_error', status_code: 302 });
     expect(webhook.requests.map((r) => r.path)).not.toContain('/elsewhere');
   });
 });
 
 describe('400 webhook_not_configured', () => {
   it('passthrough agent without webhook_url: no session, no webhook call, no error record', async () => {
-    const agent = await createAgent({ webhook_url: null });
+    const agent = await passthroughAgent({ webhook_url: null });
     const res = await chat({ agent_token: agent.agent_token, message: 'hi' });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: 'webhook_not_configured', request_id: expect.any(String) });

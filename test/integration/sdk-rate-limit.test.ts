@@ -3,6 +3,8 @@ import { eventually } from '../support/eventually.js';
 import { HttpReceiver } from '../support/http-receiver.js';
 import { startParley, type TestParley, type TestResponse } from '../support/parley.js';
 import { TestRedis } from '../support/redis-server.js';
+import type { Agent } from '../../src/records/agent.js';
+import { createAgent } from '../support/agents.js';
 
 /**
  * SPEC §8 / DESIGN "Rate limit": a token bucket in Redis per agent (per client address for unknown
@@ -12,6 +14,11 @@ import { TestRedis } from '../support/redis-server.js';
 let redis: TestRedis;
 let webhook: HttpReceiver;
 const started: TestParley[] = [];
+
+/** A passthrough agent answering from the test webhook. */
+function limitedAgent(on: TestParley = p, settings: Record<string, unknown> = {}): Promise<Agent> {
+  return createAgent(on, { name: 'Limited', mode: 'passthrough', webhook_url: webhook.url, ...settings });
+}
 
 async function parley(rpm: number, burst: number): Promise<TestParley> {
   const p = await startParley(redis, { PARLEY_RATE_LIMIT_RPM: String(rpm), PARLEY_RATE_LIMIT_BURST: String(burst) });
@@ -38,17 +45,6 @@ beforeEach(async () => {
   webhook.respond = () => ({ body: { response: 'ok' } });
 });
 
-async function createAgent(
-  on: TestParley = p,
-  settings: Record<string, unknown> = {},
-): Promise<{ id: string; agent_token: string }> {
-  const res = await on.request('POST', '/admin/v1/agents', {
-    body: { name: 'Limited', mode: 'passthrough', webhook_url: webhook.url, ...settings },
-  });
-  expect(res.status).toBe(201);
-  return res.body as { id: string; agent_token: string };
-}
-
 function chat(on: TestParley, token: string, extra: Record<string, unknown> = {}): Promise<TestResponse> {
   return on.request('POST', '/sdk/v1/chat', { body: { agent_token: token, message: 'hi', ...extra }, apiKey: null });
 }
@@ -74,7 +70,7 @@ function limitHeaders(res: TestResponse): {
 
 describe('per agent token bucket', () => {
   it('allows the burst with decreasing X-RateLimit-Remaining, then 429 with Retry-After', async () => {
-    const agent = await createAgent();
+    const agent = await limitedAgent();
     const answers: TestResponse[] = [];
     for (let i = 0; i < 3; i++) answers.push(await chat(p, agent.agent_token));
     expect(answers.map((r) => r.status)).toEqual([200, 200, 200]);
@@ -107,7 +103,7 @@ describe('per agent token bucket', () => {
 
   it('refills at rpm per minute: requests pass again after waiting', async () => {
     const fast = await parley(600, 3); // one token every 100 ms
-    const agent = await createAgent(fast);
+    const agent = await limitedAgent(fast);
     let status = 200;
     while (status === 200) status = (await chat(fast, agent.agent_token)).status;
     expect(status).toBe(429);
@@ -121,8 +117,8 @@ describe('per agent token bucket', () => {
   });
 
   it('buckets are per agent: one exhausted agent does not limit another', async () => {
-    const a = await createAgent();
-    const b = await createAgent();
+    const a = await limitedAgent();
+    const b = await limitedAgent();
     for (let i = 0; i < 3; i++) await chat(p, a.agent_token);
     expect((await chat(p, a.agent_token)).status).toBe(429);
     const other = await chat(p, b.agent_token);
@@ -131,7 +127,7 @@ describe('per agent token bucket', () => {
   });
 
   it('both SDK endpoints draw on the same bucket', async () => {
-    const agent = await createAgent();
+    const agent = await limitedAgent();
     for (let i = 0; i < 3; i++) expect((await chat(p, agent.agent_token)).status).toBe(200);
     const session = await p.request('POST', '/sdk/v1/session', {
       body: { agent_token: agent.agent_token },
@@ -142,7 +138,7 @@ describe('per agent token bucket', () => {
   });
 
   it('a regenerated token keeps the agent’s bucket (the limit is per agent, not per token string)', async () => {
-    const agent = await createAgent();
+    const agent = await limitedAgent();
     for (let i = 0; i < 3; i++) await chat(p, agent.agent_token);
     const regenerated = await p.request('POST', `/admin/v1/agents/${agent.id}/regenerate-token`);
     expect((await chat(p, regenerated.body.agent_token)).status).toBe(429);
@@ -168,7 +164,7 @@ describe('unknown tokens', () => {
     });
     expect(spoofed.status).toBe(429);
     // A known agent is counted in its own bucket, not the address's.
-    const agent = await createAgent();
+    const agent = await limitedAgent();
     expect((await chat(p, agent.agent_token)).status).toBe(200);
   });
 
@@ -205,7 +201,7 @@ describe('across instances', () => {
     // rpm 1: no refill during the test, so exactly `burst` requests pass in total.
     const one = await parley(1, 3);
     const two = await parley(1, 3);
-    const agent = await createAgent(one);
+    const agent = await limitedAgent(one);
     const statuses: number[] = [];
     for (let i = 0; i < 8; i++) statuses.push((await chat(i % 2 === 0 ? one : two, agent.agent_token)).status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(3);
@@ -215,7 +211,7 @@ describe('across instances', () => {
   it('concurrent requests to both instances never exceed the burst', async () => {
     const one = await parley(1, 5);
     const two = await parley(1, 5);
-    const agent = await createAgent(one);
+    const agent = await limitedAgent(one);
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) => chat(i % 2 === 0 ? one : two, agent.agent_token)),
     );
@@ -228,7 +224,7 @@ describe('across instances', () => {
 describe('headers on every SDK response', () => {
   it('2xx, 400, 401, 404, 415, 502 and 503 all carry X-RateLimit-*', async () => {
     const roomy = await parley(1000, 1000);
-    const agent = await createAgent(roomy);
+    const agent = await limitedAgent(roomy);
     webhook.respond = (req) =>
       (req.json as { data: { transcript: string } }).data.transcript === 'fail'
         ? { status: 500 }

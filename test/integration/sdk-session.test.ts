@@ -2,6 +2,7 @@ import { TokenVerifier } from 'livekit-server-sdk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startParley, type TestParley, type TestResponse } from '../support/parley.js';
 import { TestRedis } from '../support/redis-server.js';
+import { createAgent } from '../support/agents.js';
 
 /** POST /sdk/v1/session: a voice session record and a LiveKit participant token (SPEC §2, §4.4, §7). */
 
@@ -28,12 +29,6 @@ beforeEach(async () => {
   await redis.flush();
 });
 
-async function createAgent(on: TestParley = p): Promise<{ id: string; agent_token: string }> {
-  const res = await on.request('POST', '/admin/v1/agents', { body: { name: 'Voice' } });
-  expect(res.status).toBe(201);
-  return res.body as { id: string; agent_token: string };
-}
-
 function openSession(body: unknown, on: TestParley = p): Promise<TestResponse> {
   return on.request('POST', '/sdk/v1/session', { body, apiKey: null });
 }
@@ -57,7 +52,7 @@ async function verify(
 
 describe('with LiveKit configured', () => {
   it('201 with session_id, a LiveKit token for the session’s room and the wss URL', async () => {
-    const agent = await createAgent();
+    const agent = await createAgent(p);
     const res = await openSession({ agent_token: agent.agent_token, user_id: 'caller-7' });
     expect(res.status).toBe(201);
     expect(Object.keys(res.body).sort()).toEqual(['connection_token', 'connection_url', 'session_id']);
@@ -85,7 +80,7 @@ describe('with LiveKit configured', () => {
   });
 
   it('generates a distinct identity when no user_id is given', async () => {
-    const agent = await createAgent();
+    const agent = await createAgent(p);
     const a = await openSession({ agent_token: agent.agent_token });
     const b = await openSession({ agent_token: agent.agent_token });
     expect([a.status, b.status]).toEqual([201, 201]);
@@ -97,7 +92,7 @@ describe('with LiveKit configured', () => {
   });
 
   it('the token does not verify with another secret or another key', async () => {
-    const agent = await createAgent();
+    const agent = await createAgent(p);
     const res = await openSession({ agent_token: agent.agent_token });
     await expect(
       verify(res.body.connection_token, livekit.LIVEKIT_API_KEY, 'another-secret-another-secret-00000'),
@@ -106,7 +101,7 @@ describe('with LiveKit configured', () => {
   });
 
   it('records an active voice session (type voice, transport livekit, its room) for the admin API', async () => {
-    const agent = await createAgent();
+    const agent = await createAgent(p);
     const res = await openSession({ agent_token: agent.agent_token, user_id: 'caller-1' });
     const sessionId = res.body.session_id as string;
     const session = await p.request('GET', `/admin/v1/sessions/${sessionId}`);
@@ -128,7 +123,7 @@ describe('with LiveKit configured', () => {
   });
 
   it('a voice session id cannot be continued through /sdk/v1/chat (409)', async () => {
-    const agent = await createAgent();
+    const agent = await createAgent(p);
     const voice = await openSession({ agent_token: agent.agent_token });
     const res = await p.request('POST', '/sdk/v1/chat', {
       body: { agent_token: agent.agent_token, message: 'hi', session_id: voice.body.session_id },
@@ -184,7 +179,7 @@ describe('errors', () => {
   });
 
   it('400 validation_error listing every bad field', async () => {
-    const agent = await createAgent();
+    const agent = await createAgent(p);
     const paths = async (body: unknown) => {
       const res = await openSession(body);
       expect(res.status).toBe(400);

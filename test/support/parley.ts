@@ -2,30 +2,17 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { openParley, type OpenParleyOptions, type Parley } from '../../src/parley.js';
+import { adminClient, type AdminClient } from './admin-client.js';
 import { TestRedis } from './redis-server.js';
+
+export type { RequestOptions, TestResponse } from './admin-client.js';
 
 export const testAdminKey = 'test-admin-key-0123456789';
 
-export interface TestParley {
+export interface TestParley extends AdminClient {
   parley: Parley;
   url: string;
-  /** fetch against the running server; JSON bodies are serialised, the admin key sent unless `apiKey: null`. */
-  request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
   close(): Promise<void>;
-}
-
-export interface RequestOptions {
-  body?: unknown;
-  rawBody?: string;
-  headers?: Record<string, string>;
-  apiKey?: string | null;
-}
-
-export interface TestResponse {
-  status: number;
-  headers: Headers;
-  /** Parsed JSON, or the text when the body is not JSON. */
-  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- test convenience
 }
 
 /** A real Parley on a random port against the given redis-server. */
@@ -52,24 +39,7 @@ export async function startParley(
   return {
     parley,
     url,
-    async request(method, path, options = {}) {
-      const headers: Record<string, string> = { ...options.headers };
-      if (options.apiKey !== null) headers['X-API-Key'] ??= options.apiKey ?? testAdminKey;
-      let body: string | undefined = options.rawBody;
-      if (options.body !== undefined) {
-        body = JSON.stringify(options.body);
-        headers['Content-Type'] ??= 'application/json';
-      }
-      const res = await fetch(url + path, { method, headers, body });
-      const text = await res.text();
-      let parsed: unknown = text;
-      try {
-        parsed = text === '' ? undefined : JSON.parse(text);
-      } catch {
-        /* not JSON */
-      }
-      return { status: res.status, headers: res.headers, body: parsed };
-    },
+    ...adminClient(url, testAdminKey),
     close: () => parley.close(),
   };
 }

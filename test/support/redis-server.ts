@@ -20,10 +20,20 @@ export async function freePort(): Promise<number> {
   });
 }
 
+export interface TestRedisOptions {
+  /**
+   * Use `REDIS_URL` when it is set instead of starting a server (default true). Benches pass
+   * false: they load data into their server, so they never borrow one.
+   */
+  external?: boolean;
+  /** Append-only file on, so a stopped server starts again with its data (default true). */
+  persistence?: boolean;
+}
+
 /**
- * A real redis-server of the test's own, on a free port with a temp dir. It can be stopped and
- * started again on the same port and dir (append-only file on), to test restarts and outages.
- * With REDIS_URL set, `url` is that instead and stop/start are not available.
+ * A real redis-server of the test's (or bench's) own, on a free port with a temp dir. It can be
+ * stopped and started again on the same port and dir (append-only file on), to test restarts and
+ * outages. With REDIS_URL set, `url` is that instead and stop/start are not available.
  */
 export class TestRedis {
   private child: ChildProcess | undefined;
@@ -31,15 +41,22 @@ export class TestRedis {
     readonly url: string,
     private readonly port: number,
     private readonly dir: string | undefined,
+    private readonly persistence: boolean,
   ) {}
 
-  static async start(): Promise<TestRedis> {
-    const external = process.env['REDIS_URL'];
-    if (external !== undefined && external !== '') return new TestRedis(external, 0, undefined);
+  static async start(options: TestRedisOptions = {}): Promise<TestRedis> {
+    const { external = true, persistence = true } = options;
+    const url = process.env['REDIS_URL'];
+    if (external && url !== undefined && url !== '') return new TestRedis(url, 0, undefined, persistence);
     const port = await freePort();
     const dir = mkdtempSync(join(tmpdir(), 'parley-redis-'));
-    const redis = new TestRedis(`redis://127.0.0.1:${port}`, port, dir);
-    await redis.startServer();
+    const redis = new TestRedis(`redis://127.0.0.1:${port}`, port, dir, persistence);
+    try {
+      await redis.startServer();
+    } catch (err) {
+      await redis.close();
+      throw err;
+    }
     return redis;
   }
 
@@ -59,7 +76,7 @@ export class TestRedis {
         '--dir',
         this.dir,
         '--appendonly',
-        'yes',
+        this.persistence ? 'yes' : 'no',
         '--save',
         '',
         '--daemonize',
@@ -70,11 +87,11 @@ export class TestRedis {
       { stdio: 'ignore' },
     );
     this.child = child;
-    // A test process that dies without afterAll must not leave its redis-server behind.
+    // A process that dies without afterAll must not leave its redis-server behind.
     const reap = () => child.kill('SIGKILL');
     process.once('exit', reap);
     child.once('exit', () => process.removeListener('exit', reap));
-    await this.waitReady();
+    await this.waitReady(() => child.exitCode !== null || child.signalCode !== null);
   }
 
   async stopServer(): Promise<void> {
@@ -134,7 +151,7 @@ export class TestRedis {
     if (this.dir !== undefined) rmSync(this.dir, { recursive: true, force: true });
   }
 
-  private async waitReady(): Promise<void> {
+  private async waitReady(exited: () => boolean): Promise<void> {
     const deadline = Date.now() + 10_000;
     for (;;) {
       const client = createClient({ url: this.url, socket: { reconnectStrategy: false } });
@@ -146,6 +163,7 @@ export class TestRedis {
         return;
       } catch {
         if (client.isOpen) client.destroy(); // destroy() throws on a client that never connected
+        if (exited()) throw new Error('redis-server exited at start (is it installed?)');
         if (Date.now() > deadline) throw new Error(`redis-server did not start on ${this.url}`);
         await new Promise((r) => setTimeout(r, 25));
       }

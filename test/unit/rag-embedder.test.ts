@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalEmbedder } from '../../src/rag/embedder.js';
-import { EmbeddingPool } from '../../src/rag/worker-pool.js';
+import { EmbeddingPool } from '../../src/providers/local/embedding-pool.js';
+import { LocalEmbedder } from '../../src/providers/local/local-embedder.js';
 
 const modelsDir = resolve(process.env['MODELS_DIR'] ?? '../shared/models');
 const texts = [
@@ -22,8 +22,8 @@ describe('LocalEmbedder with minilm-l6-random in worker threads', () => {
   let embedder: LocalEmbedder;
   beforeAll(async () => {
     embedder = new LocalEmbedder({
-      modelsDir,
       model: 'minilm-l6-random',
+      modelDir: resolve(modelsDir, 'minilm-l6-random'),
       workers: 2,
       threadsPerWorker: 1,
       batchSize: 2,
@@ -79,7 +79,7 @@ describe('LocalEmbedder with minilm-l6-random in worker threads', () => {
 
 describe('EmbeddingPool failures', () => {
   it('rejects tasks when the model folder does not exist, without crashing', async () => {
-    const pool = new EmbeddingPool({ size: 1, modelsDir, modelId: 'no-such-model', threads: 1 });
+    const pool = new EmbeddingPool({ size: 1, modelDir: resolve(modelsDir, 'no-such-model'), threads: 1 });
     try {
       await expect(pool.embedBatch(['x'])).rejects.toThrow();
     } finally {

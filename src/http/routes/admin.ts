@@ -14,8 +14,8 @@ export function adminAreas({ store, registry, services, config }: AppDeps): Area
       prefix: '/admin/v1',
       admin: true,
       routes: [
-        ...agentRoutes(store),
-        ...presetRoutes(store, registry),
+        ...agentRoutes(store, services.rag),
+        ...presetRoutes(store, registry, services.rag),
         ...sessionRoutes(store),
         ...conversationRoutes(store),
         ...errorRoutes(store),

@@ -19,5 +19,3 @@ export const pageQueryShape = {
   from: isoToMs.optional().meta({ description: 'Only records created at or after this time' }),
   to: isoToMs.optional().meta({ description: 'Only records created at or before this time' }),
 };
-
-export const pageQuerySchema = z.object(pageQueryShape);

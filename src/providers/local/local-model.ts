@@ -1,35 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { WorkerClient, type CallOptions } from '../../workers/worker-client.js';
 import { ProviderError } from '../provider-error.js';
-import type { ModelRequest, ModelResponse, ModelWorkerSetup, WithoutId } from './model-protocol.js';
-
-type Reply = ModelResponse & { ok: true };
-
-interface Job {
-  id: number;
-  request: WithoutId<ModelRequest>;
-  transfer: ArrayBuffer[];
-  signal: AbortSignal | undefined;
-  resolve: (res: Reply) => void;
-  reject: (err: unknown) => void;
-  onAbort: () => void;
-  /** The caller was answered already (aborted); the worker's reply is dropped. */
-  settled: boolean;
-}
-
-/**
- * The compiled worker next to this file; under tsx/vitest, the TypeScript source through a shim
- * that registers tsx inside the worker first (Node 20 ignores `--import` in a worker's execArgv).
- */
-function workerEntry(): URL {
-  const js = new URL('./model-worker.js', import.meta.url);
-  if (existsSync(fileURLToPath(js))) return js;
-  const ts = new URL('./model-worker.ts', import.meta.url).href;
-  const shim = `import { register } from ${JSON.stringify(import.meta.resolve('tsx/esm/api'))};\nregister();\nawait import(${JSON.stringify(ts)});`;
-  return new URL(`data:text/javascript,${encodeURIComponent(shim)}`);
-}
+import type { ModelProtocol, ModelWorkerSetup } from './model-protocol.js';
 
 const keyOf = (s: ModelWorkerSetup) => `${s.task}\u0000${s.modelDir}\u0000${s.dtype}\u0000${s.threads}`;
 
@@ -44,13 +17,7 @@ export class LocalModel {
   private static readonly loaded = new Map<string, Promise<LocalModel>>();
   private static readonly ready = new Map<string, LocalModel>();
 
-  private readonly worker: Worker;
-  private readonly queue: Job[] = [];
-  private running: Job | undefined;
-  private nextId = 1;
-  private dead: Error | undefined;
-  /** Requests the worker has finished (for tests and metrics). */
-  completed = 0;
+  private readonly worker: WorkerClient<ModelProtocol>;
 
   /**
    * The shared model for `setup`, loading it on first use. Rejects with a ProviderError naming
@@ -70,13 +37,13 @@ export class LocalModel {
       }
       const model = new LocalModel(setup, provider, key);
       try {
-        await model.run({ type: 'load' });
+        await model.call('load', {});
       } catch (err) {
         await model.close();
         const why = err instanceof Error ? err.message : String(err);
         throw new ProviderError(provider, `model in ${setup.modelDir} did not load: ${why}`, { cause: err });
       }
-      if (model.dead === undefined) LocalModel.ready.set(key, model);
+      if (!model.stopped) LocalModel.ready.set(key, model);
       return model;
     })();
     LocalModel.loaded.set(key, loading);
@@ -93,16 +60,22 @@ export class LocalModel {
     await Promise.all(models.map((m) => (m.status === 'fulfilled' ? m.value.close() : undefined)));
   }
 
+  private stopped = false;
+
   private constructor(
     readonly setup: ModelWorkerSetup,
-    private readonly provider: string,
+    provider: string,
     private readonly key: string,
   ) {
-    this.worker = new Worker(workerEntry(), { workerData: setup });
-    this.worker.unref(); // held only while a request is in flight
-    this.worker.on('message', (res: ModelResponse) => this.settle(res));
-    this.worker.on('error', (err) => this.fail(err));
-    this.worker.on('exit', (code) => this.fail(new Error(`model worker exited with code ${code}`)));
+    this.worker = new WorkerClient<ModelProtocol>({
+      module: { base: import.meta.url, name: 'model-worker' },
+      workerData: setup,
+      name: 'model',
+      maxInFlight: 1,
+      replyError: (message) => new ProviderError(provider, message),
+      stopError: (cause) => new ProviderError(provider, `model worker stopped: ${cause.message}`, { cause }),
+      onStop: () => this.forget(),
+    });
   }
 
   /** The worker thread's id: the same for every request on one loaded model. */
@@ -110,78 +83,29 @@ export class LocalModel {
     return this.worker.threadId;
   }
 
-  /** Queues a request; `transfer` moves buffers to the worker instead of copying them. */
-  run(request: WithoutId<ModelRequest>, signal?: AbortSignal, transfer: ArrayBuffer[] = []): Promise<Reply> {
-    if (this.dead !== undefined) return Promise.reject(this.dead);
-    if (signal?.aborted) return Promise.reject(signal.reason);
-    return new Promise<Reply>((resolve, reject) => {
-      const job: Job = {
-        id: this.nextId++,
-        request,
-        transfer,
-        signal,
-        resolve,
-        reject,
-        settled: false,
-        onAbort: () => {
-          if (job.settled) return;
-          job.settled = true;
-          const queued = this.queue.indexOf(job);
-          if (queued !== -1) this.queue.splice(queued, 1);
-          reject(signal?.reason);
-        },
-      };
-      signal?.addEventListener('abort', job.onAbort, { once: true });
-      this.queue.push(job);
-      this.pump();
-    });
+  /** Requests the worker has finished (for tests and metrics). */
+  get completed(): number {
+    return this.worker.completed;
   }
 
-  async close(): Promise<void> {
-    this.fail(new Error('model is closed'));
-    await this.worker.terminate();
+  /** Queues a request; `options.transfer` moves buffers to the worker instead of copying them. */
+  call<T extends keyof ModelProtocol>(
+    type: T,
+    body: ModelProtocol[T]['request'],
+    options?: CallOptions,
+  ): Promise<ModelProtocol[T]['reply']> {
+    return this.worker.call(type, body, options);
   }
 
-  private pump(): void {
-    if (this.running !== undefined || this.dead !== undefined) return;
-    const job = this.queue.shift();
-    if (job === undefined) {
-      this.worker.unref();
-      return;
-    }
-    this.running = job;
-    this.worker.ref();
-    this.worker.postMessage({ ...job.request, id: job.id } as ModelRequest, job.transfer);
+  close(): Promise<void> {
+    return this.worker.close('model is closed');
   }
 
-  private settle(res: ModelResponse): void {
-    const job = this.running;
-    if (job === undefined || job.id !== res.id) return;
-    this.running = undefined;
-    this.completed++;
-    job.signal?.removeEventListener('abort', job.onAbort);
-    if (!job.settled) {
-      job.settled = true;
-      if (res.ok) job.resolve(res);
-      else job.reject(new ProviderError(this.provider, res.message));
-    }
-    this.pump();
-  }
-
-  private fail(cause: Error): void {
-    if (this.dead !== undefined) return;
-    this.dead = new ProviderError(this.provider, `model worker stopped: ${cause.message}`, { cause });
+  private forget(): void {
+    this.stopped = true;
     if (LocalModel.ready.get(this.key) === this) {
       LocalModel.ready.delete(this.key);
       LocalModel.loaded.delete(this.key);
     }
-    for (const job of [...(this.running === undefined ? [] : [this.running]), ...this.queue.splice(0)]) {
-      job.signal?.removeEventListener('abort', job.onAbort);
-      if (!job.settled) {
-        job.settled = true;
-        job.reject(this.dead);
-      }
-    }
-    this.running = undefined;
   }
 }

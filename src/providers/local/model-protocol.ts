@@ -1,4 +1,4 @@
-/** Messages between a LocalModel (main thread) and its worker thread (model-worker.ts). */
+/** Requests between a LocalModel (main thread) and its worker thread (model-worker.ts). */
 
 export type ModelTask = 'automatic-speech-recognition' | 'text-to-speech';
 
@@ -13,16 +13,12 @@ export interface ModelWorkerSetup {
   threads: number;
 }
 
-export type ModelRequest =
-  | { id: number; type: 'load' }
+export type ModelProtocol = {
+  load: { request: Record<string, never>; reply: Record<string, never> };
   /** 16 kHz mono float samples in [-1, 1]; `language` only for multilingual models. */
-  | { id: number; type: 'transcribe'; audio: Float32Array; language: string | null; maxNewTokens: number | null }
-  | { id: number; type: 'synthesize'; text: string };
-
-export type ModelResponse =
-  | { id: number; ok: true; type: 'load' }
-  | { id: number; ok: true; type: 'transcribe'; text: string }
-  | { id: number; ok: true; type: 'synthesize'; audio: Float32Array; sampleRate: number }
-  | { id: number; ok: false; message: string };
-
-export type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;
+  transcribe: {
+    request: { audio: Float32Array; language: string | null; maxNewTokens: number | null };
+    reply: { text: string };
+  };
+  synthesize: { request: { text: string }; reply: { audio: Float32Array; sampleRate: number } };
+};

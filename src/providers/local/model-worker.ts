@@ -3,7 +3,7 @@
  * the hub) and runs its requests one at a time, so inference never blocks the main event loop.
  */
 import { basename, dirname } from 'node:path';
-import { parentPort, workerData } from 'node:worker_threads';
+import { workerData } from 'node:worker_threads';
 import {
   env,
   LogLevel,
@@ -11,7 +11,8 @@ import {
   type AutomaticSpeechRecognitionPipeline,
   type TextToAudioPipeline,
 } from '@huggingface/transformers';
-import type { ModelRequest, ModelResponse, ModelWorkerSetup } from './model-protocol.js';
+import { serveRpc } from '../../workers/serve-rpc.js';
+import type { ModelProtocol, ModelWorkerSetup } from './model-protocol.js';
 
 const setup = workerData as ModelWorkerSetup;
 // The model's folder is addressed as <parent>/<name>, so any folder works (aliases, nested ids).
@@ -46,12 +47,13 @@ function synthesizer(): Promise<TextToAudioPipeline> {
 /** Whisper longer than its 30 s window is transcribed in overlapping chunks. */
 const windowSamples = 30 * 16_000;
 
-async function handle(req: ModelRequest): Promise<ModelResponse> {
-  switch (req.type) {
-    case 'load':
+serveRpc<ModelProtocol>(
+  {
+    async load() {
       await (setup.task === 'automatic-speech-recognition' ? recognizer() : synthesizer());
-      return { id: req.id, ok: true, type: 'load' };
-    case 'transcribe': {
+      return {};
+    },
+    async transcribe(req) {
       const pipe = await recognizer();
       const config = pipe.model.generation_config as { is_multilingual?: boolean } | null;
       // English-only Whisper models refuse a language; multilingual ones need one or assume English.
@@ -61,27 +63,14 @@ async function handle(req: ModelRequest): Promise<ModelResponse> {
       const limit = req.maxNewTokens === null ? {} : { max_new_tokens: req.maxNewTokens };
       const out = await pipe(req.audio, { ...language, ...long, ...limit });
       const text = (Array.isArray(out) ? out.map((o) => o.text).join(' ') : out.text).trim();
-      return { id: req.id, ok: true, type: 'transcribe', text };
-    }
-    case 'synthesize': {
+      return { text };
+    },
+    async synthesize(req) {
       const result = await (await synthesizer())(req.text);
       const out = Array.isArray(result) ? result[0] : result;
       if (out === undefined) throw new Error('the model returned no audio');
-      return { id: req.id, ok: true, type: 'synthesize', audio: out.data, sampleRate: out.sampling_rate };
-    }
-  }
-}
-
-let queue: Promise<void> = Promise.resolve();
-parentPort!.on('message', (req: ModelRequest) => {
-  queue = queue.then(async () => {
-    let res: ModelResponse;
-    try {
-      res = await handle(req);
-    } catch (err) {
-      res = { id: req.id, ok: false, message: err instanceof Error ? err.message : String(err) };
-    }
-    if (res.ok && res.type === 'synthesize') parentPort!.postMessage(res, [res.audio.buffer as ArrayBuffer]);
-    else parentPort!.postMessage(res);
-  });
-});
+      return { audio: out.data, sampleRate: out.sampling_rate };
+    },
+  },
+  { synthesize: (reply) => [reply.audio.buffer as ArrayBuffer] },
+);

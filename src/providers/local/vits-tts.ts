@@ -1,5 +1,4 @@
 import { float32ToInt16 } from '../../pipeline/audio-frame.js';
-import { ProviderError } from '../provider-error.js';
 import type { TtsChunk, TtsProvider, TtsRequest } from '../tts.js';
 import { LocalModel } from './local-model.js';
 import { defaultLocalModelOptions, type LocalModelOptions } from './local-model-options.js';
@@ -41,12 +40,11 @@ export class VitsTts implements TtsProvider {
     const model = await this.model();
     let res;
     try {
-      res = await model.run({ type: 'synthesize', text: request.text }, signal);
+      res = await model.call('synthesize', { text: request.text }, { signal });
     } catch (err) {
       if (signal?.aborted) return;
       throw err;
     }
-    if (res.type !== 'synthesize') throw new ProviderError(this.label, 'unexpected reply from the model worker');
     if (signal?.aborted || res.audio.length === 0) return;
     yield { samples: float32ToInt16(res.audio), sampleRate: res.sampleRate };
   }

@@ -58,12 +58,11 @@ export class WhisperStt implements SttProvider {
     const audio = new Float32Array(request.audio.length);
     int16ToFloat32Into(request.audio, audio);
     const model = await this.model();
-    const res = await model.run(
-      { type: 'transcribe', audio, language: request.language, maxNewTokens: this.options.maxNewTokens },
-      request.signal,
-      [audio.buffer],
+    const res = await model.call(
+      'transcribe',
+      { audio, language: request.language, maxNewTokens: this.options.maxNewTokens },
+      { signal: request.signal, transfer: [audio.buffer] },
     );
-    if (res.type !== 'transcribe') throw new ProviderError(this.label, 'unexpected reply from the model worker');
     return res.text;
   }
 }

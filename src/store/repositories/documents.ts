@@ -161,8 +161,9 @@ export class DocumentRepository {
   }
 
   /**
-   * Writes chunks and vectors, then marks the document ready and bumps the agent's RAG version.
-   * Returns false when the document was deleted meanwhile (nothing stays behind then).
+   * Writes chunks and vectors made by `embeddingModel`, then marks the document ready with that
+   * model and bumps the agent's RAG version (also for re-embedding a ready document). Returns
+   * false when the document was deleted meanwhile (nothing stays behind then).
    */
   async finish(
     agentId: string,
@@ -170,6 +171,7 @@ export class DocumentRepository {
     chunks: Chunk[],
     vectors: Float32Array[],
     textChars: number,
+    embeddingModel: string,
   ): Promise<boolean> {
     const chunksKey = this.keys.documentChunks(agentId, docId);
     const vectorsKey = this.keys.documentVectors(agentId, docId);
@@ -191,7 +193,7 @@ export class DocumentRepository {
         this.keys.documentRaw(agentId, docId),
         this.keys.agentRagVersion(agentId),
       ],
-      [isoNow(), chunks.length, textChars],
+      [isoNow(), chunks.length, textChars, embeddingModel],
     );
     return reply !== 'missing';
   }
@@ -259,6 +261,12 @@ export class DocumentRepository {
       out.push({ document, chunks, vectors: blobs.map((b) => (b === null ? null : blobToVector(b))) });
     }
     return out;
+  }
+
+  /** A ready document's chunks (empty when it has none or is gone). */
+  async chunks(agentId: string, docId: string): Promise<Chunk[]> {
+    const json = await this.redis.get(this.keys.documentChunks(agentId, docId));
+    return json === null ? [] : (JSON.parse(json) as Chunk[]);
   }
 
   /** The raw stored vector blob of one chunk (for tests and tooling). */

@@ -81,6 +81,11 @@ export class PresetRepository {
     throw new ConflictError('preset is being changed concurrently; retry');
   }
 
+  /** Ids of the agents that use the preset. */
+  async agentIds(id: string): Promise<string[]> {
+    return this.redis.sMembers(this.keys.presetAgents(id));
+  }
+
   /** Refuses with 409 while agents use the preset; the details list them. */
   async delete(id: string): Promise<void> {
     const reply = (await deletePreset.run(

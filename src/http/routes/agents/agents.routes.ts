@@ -5,10 +5,12 @@ import type { Store } from '../../../store/store.js';
 import { defineRoute, type RouteDef } from '../../route.js';
 import { agentSessionsQuery, sessionPageSchema } from '../sessions/sessions.schema.js';
 import { agentIdParams, listAgentsQuery } from './agents.schema.js';
+import type { RagService } from '../../../rag/rag-service.js';
 
 const tag = 'Agents';
 
-export function agentRoutes(store: Store): RouteDef[] {
+/** `rag` hears of preset changes, which may change the agent's embedding model. */
+export function agentRoutes(store: Store, rag: Pick<RagService, 'embeddingsChanged'>): RouteDef[] {
   return [
     defineRoute({
       method: 'get',
@@ -58,7 +60,11 @@ export function agentRoutes(store: Store): RouteDef[] {
       body: agentPatchSchema,
       errors: [404, 409],
       responses: { 200: { description: 'The updated agent', schema: agentSchema } },
-      handler: async (_ctx, { params, body }) => ({ body: await store.agents.update(params.id, body) }),
+      handler: async (_ctx, { params, body }) => {
+        const agent = await store.agents.update(params.id, body);
+        if (body.preset_id !== undefined) rag.embeddingsChanged({ agentId: agent.id });
+        return { body: agent };
+      },
     }),
     defineRoute({
       method: 'delete',

@@ -7,13 +7,19 @@ import {
   providerAvailabilitySchema,
 } from '../../../records/preset.js';
 import type { ProviderRegistry } from '../../../providers/registry.js';
+import type { RagService } from '../../../rag/rag-service.js';
 import type { Store } from '../../../store/store.js';
 import { defineRoute, type RouteDef } from '../../route.js';
 import { availableQuery, listPresetsQuery, presetIdParams } from './presets.schema.js';
 
 const tag = 'Presets';
 
-export function presetRoutes(store: Store, registry: ProviderRegistry): RouteDef[] {
+/** `rag` hears of `embeddings` changes: the agents using the preset re-embed their documents. */
+export function presetRoutes(
+  store: Store,
+  registry: ProviderRegistry,
+  rag: Pick<RagService, 'embeddingsChanged'>,
+): RouteDef[] {
   return [
     defineRoute({
       method: 'get',
@@ -78,7 +84,11 @@ export function presetRoutes(store: Store, registry: ProviderRegistry): RouteDef
       body: presetPatchSchema,
       errors: [404, 409],
       responses: { 200: { description: 'The updated preset', schema: presetSchema } },
-      handler: async (_ctx, { params, body }) => ({ body: await store.presets.update(params.id, body) }),
+      handler: async (_ctx, { params, body }) => {
+        const preset = await store.presets.update(params.id, body);
+        if (body.embeddings !== undefined) rag.embeddingsChanged({ presetId: preset.id });
+        return { body: preset };
+      },
     }),
     defineRoute({
       method: 'delete',

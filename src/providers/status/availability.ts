@@ -1,0 +1,57 @@
+import type { z } from 'zod';
+import type { Config } from '../../config.js';
+import type { providerAvailabilitySchema } from '../../records/preset.js';
+import type { ProviderInfo } from '../catalog.js';
+import type { EspeakProbe } from '../espeak/espeak-probe.js';
+import { ModelFolders } from './model-folders.js';
+
+export type ProviderAvailability = z.infer<typeof providerAvailabilitySchema>;
+
+/** What the availability and health checks read about this deployment. */
+export interface StatusSources {
+  config: Config;
+  folders: ModelFolders;
+  espeak: EspeakProbe;
+}
+
+/** Why the OpenAI-compatible providers cannot be used here, or null when they can. */
+export function remoteReason(config: Config): string | null {
+  const { apiKey, baseUrl } = config.openai;
+  if (apiKey !== undefined || baseUrl !== undefined) return null;
+  return 'set OPENAI_API_KEY (api.openai.com) or OPENAI_BASE_URL (any OpenAI-compatible server)';
+}
+
+/**
+ * A catalog provider marked configured or not, for `presets/available`: remote ones need an
+ * OpenAI key or base URL, espeak-ng needs to run (its voices are the installed ones), local ones
+ * list only the models installed under MODELS_DIR. Loads no model and calls no upstream.
+ */
+export async function providerAvailability(info: ProviderInfo, from: StatusSources): Promise<ProviderAvailability> {
+  const base = {
+    capability: info.capability,
+    provider: info.provider,
+    label: info.label,
+    kind: info.kind,
+    models: [...info.models],
+    default_model: info.defaultModel,
+    voices: [...info.voices],
+    default_voice: info.defaultVoice,
+    any_model: info.anyModel,
+  };
+  if (info.kind === 'remote') {
+    const reason = remoteReason(from.config);
+    return { ...base, configured: reason === null, reason };
+  }
+  if (info.kind === 'binary') {
+    const probe = await from.espeak.probe();
+    const voices = probe.voices.length > 0 ? probe.voices : base.voices;
+    const defaultVoice =
+      info.defaultVoice !== null && voices.includes(info.defaultVoice) ? info.defaultVoice : (voices[0] ?? null);
+    return { ...base, voices, default_voice: defaultVoice, configured: probe.ok, reason: probe.problem };
+  }
+  const installed = await from.folders.installedOf(info);
+  if (installed.length === 0) return { ...base, configured: false, reason: ModelFolders.missingReason(info) };
+  const defaultModel =
+    info.defaultModel !== null && installed.includes(info.defaultModel) ? info.defaultModel : (installed[0] ?? null);
+  return { ...base, models: installed, default_model: defaultModel, configured: true, reason: null };
+}

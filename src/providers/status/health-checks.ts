@@ -1,0 +1,84 @@
+import { providers as catalog, type Capability, type ProviderInfo } from '../catalog.js';
+import { remoteReason, type StatusSources } from './availability.js';
+import { describeError, roundMs } from './describe-error.js';
+import { ModelFolders } from './model-folders.js';
+
+export interface ProviderCheck {
+  capability: Capability;
+  provider: string;
+  status: 'ok' | 'not_configured' | 'error';
+  latency_ms: number | null;
+  detail: string | null;
+}
+
+type Outcome = Omit<ProviderCheck, 'capability' | 'provider'>;
+
+const defaultOpenAiBaseUrl = 'https://api.openai.com/v1';
+
+/**
+ * Probes every catalog provider concurrently, for /health/providers: one `GET /models` serves
+ * every OpenAI-compatible capability, espeak-ng synthesizes one word, local models' files must be
+ * readable (loading them is the pipeline's job). Never sends audio anywhere.
+ */
+export async function runHealthChecks(from: StatusSources, probeTimeoutMs: number): Promise<ProviderCheck[]> {
+  let remote: Promise<Outcome> | undefined;
+  return Promise.all(
+    catalog.map(async (info): Promise<ProviderCheck> => {
+      const id = { capability: info.capability, provider: info.provider };
+      try {
+        if (info.kind === 'remote') {
+          remote ??= checkRemote(from, probeTimeoutMs);
+          return { ...id, ...(await remote) };
+        }
+        if (info.kind === 'binary') return { ...id, ...(await checkProgram(info, from)) };
+        return { ...id, ...(await checkLocal(info, from.folders)) };
+      } catch (err) {
+        return { ...id, status: 'error', latency_ms: null, detail: describeError(err) };
+      }
+    }),
+  );
+}
+
+async function checkRemote(from: StatusSources, timeoutMs: number): Promise<Outcome> {
+  const reason = remoteReason(from.config);
+  if (reason !== null) return { status: 'not_configured', latency_ms: null, detail: reason };
+  const { apiKey, baseUrl } = from.config.openai;
+  const url = `${(baseUrl ?? defaultOpenAiBaseUrl).replace(/\/+$/, '')}/models`;
+  const start = performance.now();
+  try {
+    const res = await fetch(url, {
+      headers: apiKey === undefined ? {} : { Authorization: `Bearer ${apiKey}` },
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    await res.body?.cancel();
+    const latency = roundMs(performance.now() - start);
+    if (res.ok) return { status: 'ok', latency_ms: latency, detail: null };
+    return { status: 'error', latency_ms: latency, detail: `GET /models answered HTTP ${res.status}` };
+  } catch (err) {
+    const detail =
+      err instanceof Error && err.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : describeError(err);
+    return { status: 'error', latency_ms: null, detail: `GET /models failed: ${detail}` };
+  }
+}
+
+async function checkProgram(info: ProviderInfo, from: StatusSources): Promise<Outcome> {
+  const probe = await from.espeak.probe();
+  if (!probe.ok) return { status: 'not_configured', latency_ms: null, detail: probe.problem };
+  const voices = probe.voices.length > 0 ? probe.voices : info.voices;
+  const voice = info.defaultVoice !== null && voices.includes(info.defaultVoice) ? info.defaultVoice : voices[0];
+  return from.espeak.synthesize(voice);
+}
+
+/** Installed models' files are present and readable. */
+async function checkLocal(info: ProviderInfo, folders: ModelFolders): Promise<Outcome> {
+  const start = performance.now();
+  const installed = await folders.installedOf(info);
+  if (installed.length === 0)
+    return { status: 'not_configured', latency_ms: null, detail: ModelFolders.missingReason(info) };
+  const problems = (await Promise.all(installed.map((id) => folders.unreadable(id)))).filter(
+    (p): p is string => p !== null,
+  );
+  const latency = roundMs(performance.now() - start);
+  if (problems.length > 0) return { status: 'error', latency_ms: latency, detail: problems.join('; ') };
+  return { status: 'ok', latency_ms: latency, detail: `installed: ${installed.join(', ')}` };
+}
