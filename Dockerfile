@@ -24,7 +24,7 @@ ENV NODE_ENV=production \
 COPY package.json package-lock.json .npmrc ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
-# Non-TypeScript assets are read at run time from src/ (Lua scripts, panel files).
+# Lua scripts are read at run time from src/; the built /home panel is in dist/panel.
 COPY --from=build /app/src ./src
 COPY models/manifest.json models/README.md ./models/
 RUN mkdir -p /data /models && chown node:node /data /models

@@ -4,20 +4,23 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { buildPanel, defaultPanelDir } from '../../scripts/build-panel.js';
 
-/** Debian's Chromium (`apt-get install chromium`; .ci/run installs it); CHROMIUM_PATH overrides. */
-export const chromiumPath = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+/** Debian's Chromium (`.ci/run` installs it when missing); PARLEY_CHROMIUM overrides. */
+export const chromiumPath = process.env['PARLEY_CHROMIUM'] ?? '/usr/bin/chromium';
 
 export interface LaunchOptions {
-  /** A WAV file Chromium's fake microphone plays (getUserMedia then needs no permission prompt). */
+  /**
+   * A WAV file Chromium's fake microphone plays (append `%noloop` to play it once); with it,
+   * getUserMedia is granted without a prompt.
+   */
   fakeAudioWav?: string;
 }
 
 /** Headless Chromium driven by playwright-core; no browser download. */
 export async function launchChromium(opts: LaunchOptions = {}): Promise<Browser> {
   if (!existsSync(chromiumPath)) {
-    throw new Error(`Chromium not found at ${chromiumPath}: apt-get install chromium, or set CHROMIUM_PATH`);
+    throw new Error(`Chromium not found at ${chromiumPath}: apt-get install chromium, or set PARLEY_CHROMIUM`);
   }
-  const args = ['--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--mute-audio'];
+  const args = ['--autoplay-policy=no-user-gesture-required', '--disable-gpu', '--disable-dev-shm-usage'];
   if (opts.fakeAudioWav !== undefined) {
     args.push(
       '--use-fake-device-for-media-stream',

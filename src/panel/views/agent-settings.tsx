@@ -26,6 +26,34 @@ export function label(name: string): string {
 
 type Values = Record<string, string | boolean>;
 
+/** Settings grouped the way operators think of them; a setting the schema adds later lands in "Other". */
+const groups: [string, string[]][] = [
+  ['General', ['name', 'description', 'mode', 'preset_id', 'system_prompt', 'greeting', 'language', 'rag_enabled']],
+  ['Webhook and events', ['webhook_url', 'webhook_api_key', 'webhook_timeout_ms', 'events_url']],
+  [
+    'Turn-taking (voice)',
+    [
+      'vad_threshold',
+      'min_silence_ms',
+      'prefix_padding_ms',
+      'max_utterance_ms',
+      'interruptions_enabled',
+      'interruption_min_speech_ms',
+    ],
+  ],
+  ['Session limits (voice)', ['idle_timeout_ms', 'max_duration_ms']],
+];
+
+function grouped(fields: PropertyInfo[]): [string, PropertyInfo[]][] {
+  const known = new Set(groups.flatMap(([, names]) => names));
+  const result = groups.map(([group, names]): [string, PropertyInfo[]] => [
+    group,
+    names.flatMap((n) => fields.filter((f) => f.name === n)),
+  ]);
+  result.push(['Other', fields.filter((f) => !known.has(f.name))]);
+  return result.filter(([, inGroup]) => inGroup.length > 0);
+}
+
 function initialValues(agent: Agent, props: PropertyInfo[]): Values {
   const record = agent as unknown as Record<string, unknown>;
   const values: Values = {};
@@ -126,19 +154,24 @@ function SettingsForm(props: {
 
   return (
     <form class="settings" onSubmit={(e) => void submit(e)} noValidate>
-      {fields.map((p) => (
-        <Field key={p.name} label={label(p.name)} help={help(p, agent)}>
-          {({ id, describedBy }) =>
-            control(p, values[p.name]!, set, { id, describedBy, invalid: invalid.has(p.name), presets })
-          }
-        </Field>
+      {grouped(fields).map(([group, inGroup]) => (
+        <fieldset key={group} class="group">
+          <legend>{group}</legend>
+          {inGroup.map((p) => (
+            <Field key={p.name} label={label(p.name)} help={help(p, agent)}>
+              {({ id, describedBy }) =>
+                control(p, values[p.name]!, set, { id, describedBy, invalid: invalid.has(p.name), presets })
+              }
+            </Field>
+          ))}
+          {group === 'Webhook and events' && agent.has_webhook_api_key && (
+            <label class="check">
+              <input type="checkbox" checked={clearKey} onChange={(e) => setClearKey(e.currentTarget.checked)} /> Remove
+              the webhook API key
+            </label>
+          )}
+        </fieldset>
       ))}
-      {agent.has_webhook_api_key && (
-        <label class="check">
-          <input type="checkbox" checked={clearKey} onChange={(e) => setClearKey(e.currentTarget.checked)} /> Remove the
-          webhook API key
-        </label>
-      )}
       <div class="actions">
         <button type="submit" class="primary" disabled={busy}>
           {busy ? 'Saving…' : 'Save settings'}

@@ -67,8 +67,8 @@ export function AgentView({ id }: { id: string }): JSX.Element {
       )}
       <Token agent={a} onChange={setCurrent} />
       <Stats id={a.id} />
-      <AgentSettings agent={a} onSaved={setCurrent} />
       <Documents agentId={a.id} ragEnabled={a.rag_enabled} />
+      <AgentSettings agent={a} onSaved={setCurrent} />
     </>
   );
 }

@@ -53,6 +53,7 @@ export function OverviewView(): JSX.Element {
         <Card label="Turns, all time" value={overview.data?.turns} />
       </section>
       <Latency />
+      {metrics.data?.turns !== undefined && <StageLatency turns={metrics.data.turns} />}
       {overview.data !== undefined && (
         <section>
           <h2>Sessions by end reason</h2>
@@ -121,6 +122,8 @@ function Latency(): JSX.Element {
   const turns = state.turns;
   const values = turns?.map((t) => t.ms) ?? [];
   const max = Math.max(1, ...values);
+  // At least 40 bar slots, newest on the right, so a few turns do not stretch across the page.
+  const width = Math.max(40, values.length) * 6;
   return (
     <section>
       <h2>Latency</h2>
@@ -136,19 +139,67 @@ function Latency(): JSX.Element {
           </p>
           <svg
             class="spark"
-            viewBox={`0 0 ${turns.length * 6} 40`}
+            viewBox={`0 0 ${width} 40`}
             preserveAspectRatio="none"
             role="img"
             aria-label={`Turn latencies in time order, from ${ms(Math.min(...values))} to ${ms(max)}`}
           >
             {turns.map((t, i) => (
-              <rect key={i} x={i * 6} y={40 - (t.ms / max) * 40} width={4} height={(t.ms / max) * 40}>
+              <rect
+                key={i}
+                x={width - (turns.length - i) * 6}
+                y={40 - (t.ms / max) * 40}
+                width={4}
+                height={(t.ms / max) * 40}
+              >
                 <title>{`${new Date(t.at).toLocaleString()}: ${ms(t.ms)} (${t.kind})`}</title>
               </rect>
             ))}
           </svg>
         </>
       )}
+    </section>
+  );
+}
+
+const stageNames = [
+  ['end_to_end', 'End to end'],
+  ['endpointing', 'Endpointing'],
+  ['stt', 'Speech to text'],
+  ['response', 'Response'],
+  ['first_audio', 'First audio'],
+] as const;
+
+/** Turn latency by stage as this server's histograms have it (/health/metrics, since it started). */
+function StageLatency({ turns }: { turns: NonNullable<MetricsJson['turns']> }): JSX.Element {
+  return (
+    <section>
+      <h2>Turn latency by stage (this server, since start)</h2>
+      <div class="table-wrap">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Stage</th>
+              <th scope="col">Turns</th>
+              <th scope="col">p50</th>
+              <th scope="col">p90</th>
+            </tr>
+          </thead>
+          <tbody>
+            {stageNames.map(([key, name]) => {
+              const l = turns.latency[key];
+              return (
+                <tr key={key}>
+                  <td>{name}</td>
+                  <td>{l.count}</td>
+                  <td>{ms(l.p50_ms)}</td>
+                  <td>{ms(l.p90_ms)}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
     </section>
   );
 }

@@ -28,7 +28,8 @@ function load(path: string): PanelFile {
   const compress = compressible.has(type) && identity.length > 512;
   return {
     type,
-    etag: `"${createHash('sha256').update(identity).digest('base64url').slice(0, 22)}"`,
+    // Weak: one tag for the identity, brotli and gzip bodies (same content, different bytes).
+    etag: `W/"${createHash('sha256').update(identity).digest('base64url').slice(0, 22)}"`,
     identity,
     br: compress ? smaller(brotliCompressSync(identity, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11 } })) : undefined,
     gzip: compress ? smaller(gzipSync(identity, { level: 9 })) : undefined,
