@@ -80,6 +80,7 @@ function indexHtml(script: string, style: string): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>Parley admin</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="${style}">
 <script type="module" src="${script}"></script>
 </head>

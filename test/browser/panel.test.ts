@@ -187,6 +187,37 @@ describe('the /home panel', () => {
     expect(open.body.data).toEqual([]);
   });
 
+  it('regenerates and copies the token, and deletes an agent only after confirming, by keyboard', async () => {
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: p.url });
+    const before = (await p.request('GET', `/admin/v1/agents/${agentId}`)).body.agent_token as string;
+    await page.goto(`${p.url}/home/agents/${agentId}`);
+    await page.getByRole('button', { name: 'Regenerate token' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Regenerate' }).click();
+    await page.getByText('A new token was issued').waitFor();
+    const after = (await p.request('GET', `/admin/v1/agents/${agentId}`)).body.agent_token as string;
+    expect(after).not.toBe(before);
+    await page.getByRole('button', { name: 'Copy token' }).click();
+    await page.getByText('Copied to the clipboard.').waitFor();
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(after);
+
+    const doomed = await p.request('POST', '/admin/v1/agents', { body: { name: 'Doomed agent' } });
+    await page.goto(`${p.url}/home/agents/${doomed.body.id}`);
+    await page.getByRole('heading', { name: 'Doomed agent' }).waitFor();
+    await page.getByRole('button', { name: 'Delete agent' }).focus();
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor();
+    // Focus starts on Cancel; Escape closes the dialog and nothing is deleted.
+    expect(await page.evaluate('document.activeElement.textContent')).toBe('Cancel');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+    expect((await p.request('GET', `/admin/v1/agents/${doomed.body.id}`)).status).toBe(200);
+    await page.keyboard.press('Enter'); // focus is back on "Delete agent"
+    await dialog.getByRole('button', { name: 'Delete the agent' }).click();
+    await page.waitForURL(/\/home\/agents$/);
+    expect((await p.request('GET', `/admin/v1/agents/${doomed.body.id}`)).status).toBe(404);
+  });
+
   it('has no serious accessibility violations, and keeps desktop and phone screenshots', async () => {
     const { body: conversations } = await p.request('GET', `/admin/v1/conversations?agent_id=${agentId}`);
     const views: [string, string][] = [

@@ -76,13 +76,15 @@ export async function schemaProperties(component: string): Promise<PropertyInfo[
 /** Help text: the schema's description and its limits, in words. */
 export function helpText(p: PropertyInfo): string {
   const parts: string[] = [];
-  if (p.description !== undefined) parts.push(p.description.replace(/`/g, ''));
+  // In a form an absent value is an empty field: say so instead of the API's `null`.
+  if (p.description !== undefined) parts.push(p.description.replace(/`/g, '').replace(/\bnull\b/g, 'empty'));
   if (p.type === 'number' || p.type === 'integer') {
     const unit = p.name.endsWith('_ms') ? ' ms' : '';
     if (p.minimum !== undefined && p.maximum !== undefined) parts.push(`From ${p.minimum} to ${p.maximum}${unit}.`);
   }
   if (p.type === 'string' && p.maxLength !== undefined && p.enum === undefined)
     parts.push(`At most ${p.maxLength} characters.`);
-  if (p.nullable && p.type !== 'boolean') parts.push('Leave empty for none.');
+  if (p.nullable && p.type !== 'boolean' && !parts.some((t) => t.includes('empty')))
+    parts.push('Leave empty for none.');
   return parts.join(' ');
 }

@@ -61,9 +61,9 @@ export function AgentView({ id }: { id: string }): JSX.Element {
       </div>
       {actionError !== undefined && <ErrorNote error={actionError} />}
       {talking && (
-        <section aria-label="Talk">
+        <div class="panel">
           <Talk agent={{ id: a.id, name: a.name, token: a.agent_token }} baseUrl={location.origin} />
-        </section>
+        </div>
       )}
       <Token agent={a} onChange={setCurrent} />
       <Stats id={a.id} />

@@ -26,7 +26,16 @@ export function ErrorsView(): JSX.Element {
           {summary.data.open} open, {summary.data.resolved} resolved, {summary.data.last_24h} in the last 24 hours.
         </p>
       )}
-      {f['id'] !== '' && <ErrorDetailById id={f['id']!} onChanged={list.reload} onClose={() => set('id', '')} />}
+      {f['id'] !== '' && (
+        <ErrorDetailById
+          id={f['id']!}
+          onChanged={() => {
+            list.reload();
+            summary.reload();
+          }}
+          onClose={() => set('id', '')}
+        />
+      )}
       <form class="filters" aria-label="Filters" onSubmit={(e) => e.preventDefault()}>
         <AgentFilter value={f['agent_id']!} onChange={(v) => set('agent_id', v)} />
         <SelectFilter
@@ -54,7 +63,7 @@ export function ErrorsView(): JSX.Element {
       {list.items.length > 0 && (
         <ul class="errors">
           {list.items.map((e) => (
-            <ErrorItem key={e.id} record={e} onChanged={list.reload} />
+            <ErrorItem key={`${e.id}-${e.status}`} record={e} onChanged={summary.reload} />
           ))}
         </ul>
       )}
@@ -67,9 +76,15 @@ function statusBadge(e: ErrorRecord): JSX.Element {
   return e.status === 'open' ? <Badge kind="bad">open</Badge> : <Badge kind="ok">resolved</Badge>;
 }
 
-function ErrorItem({ record, onChanged }: { record: ErrorRecord; onChanged: () => void }): JSX.Element {
+/** One error in the list; resolving it updates it in place (it stays listed until the filters change). */
+function ErrorItem(props: { record: ErrorRecord; onChanged: () => void }): JSX.Element {
+  const [record, setRecord] = useState(props.record);
   const [open, setOpen] = useState(false);
   const detailId = `detail-${record.id}`;
+  const resolved = (r: ErrorRecord) => {
+    setRecord(r);
+    props.onChanged();
+  };
   return (
     <li class="error-item" data-error={record.id}>
       <div class="row">
@@ -83,7 +98,7 @@ function ErrorItem({ record, onChanged }: { record: ErrorRecord; onChanged: () =
       <p>{record.message}</p>
       {open && (
         <div id={detailId}>
-          <ErrorDetail record={record} onChanged={onChanged} />
+          <ErrorDetail record={record} onResolved={resolved} />
         </div>
       )}
     </li>
@@ -92,17 +107,25 @@ function ErrorItem({ record, onChanged }: { record: ErrorRecord; onChanged: () =
 
 function ErrorDetailById(props: { id: string; onChanged: () => void; onClose: () => void }): JSX.Element {
   const rec = useApi<ErrorRecord>(`/admin/v1/errors/${props.id}`);
+  const [updated, setUpdated] = useState<ErrorRecord | undefined>(undefined);
+  const shown = updated ?? rec.data;
   return (
     <section class="panel" aria-label="Selected error">
       <h2>Error {props.id}</h2>
       {rec.error !== undefined && <ErrorNote error={rec.error} />}
-      {rec.data === undefined && rec.loading && <Loading />}
-      {rec.data !== undefined && (
+      {shown === undefined && rec.loading && <Loading />}
+      {shown !== undefined && (
         <>
           <p>
-            {statusBadge(rec.data)} <strong>{words(rec.data.type)}</strong>: {rec.data.message}
+            {statusBadge(shown)} <strong>{words(shown.type)}</strong>: {shown.message}
           </p>
-          <ErrorDetail record={rec.data} onChanged={props.onChanged} />
+          <ErrorDetail
+            record={shown}
+            onResolved={(r) => {
+              setUpdated(r);
+              props.onChanged();
+            }}
+          />
         </>
       )}
       <button type="button" onClick={props.onClose}>
@@ -112,8 +135,7 @@ function ErrorDetailById(props: { id: string; onChanged: () => void; onClose: ()
   );
 }
 
-function ErrorDetail({ record, onChanged }: { record: ErrorRecord; onChanged: () => void }): JSX.Element {
-  const [current, setCurrent] = useState(record);
+function ErrorDetail({ record, onResolved }: { record: ErrorRecord; onResolved: (r: ErrorRecord) => void }) {
   const [note, setNote] = useState('');
   const [error, setError] = useState<unknown>(undefined);
   const [busy, setBusy] = useState(false);
@@ -122,20 +144,19 @@ function ErrorDetail({ record, onChanged }: { record: ErrorRecord; onChanged: ()
     setBusy(true);
     setError(undefined);
     try {
-      setCurrent(
+      onResolved(
         await api<ErrorRecord>(`/admin/v1/errors/${record.id}/resolve`, {
           method: 'POST',
           body: note.trim() === '' ? {} : { note: note.trim() },
         }),
       );
-      onChanged();
     } catch (err) {
       setError(err);
     } finally {
       setBusy(false);
     }
   };
-  const r = current;
+  const r = record;
   return (
     <div class="error-detail">
       <dl class="facts">
