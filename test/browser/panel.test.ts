@@ -167,24 +167,39 @@ describe('the /home panel', () => {
     await page.locator('ol.hits li').first().waitFor();
   }, 60_000);
 
-  it('resolves an error recorded by a failing webhook', async () => {
+  it('marks a failed turn in its conversation and resolves its error, from the list and from the turn', async () => {
     const { body: agent } = await p.request('GET', `/admin/v1/agents/${agentId}`);
-    const res = await fetch(`${p.url}/sdk/v1/chat`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ agent_token: agent.agent_token, message: 'please fail now' }),
-    });
-    expect(res.status).toBe(502);
+    const fail = async () => {
+      const res = await fetch(`${p.url}/sdk/v1/chat`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ agent_token: agent.agent_token, message: 'please fail now' }),
+      });
+      expect(res.status).toBe(502);
+      return ((await res.json()) as { error: { details: { session_id: string; error_id: string } } }).error.details;
+    };
+    await fail();
+    const second = await fail();
 
     await nav('Errors');
     await page.getByLabel('Status').selectOption('open');
-    const item = page.locator('li.error-item').first();
+    const item = page.locator('li.error-item').last();
     await item.getByRole('button', { name: 'Details' }).click();
     await item.getByLabel('Resolution note (optional)').fill('webhook fixed');
     await item.getByRole('button', { name: 'Resolve' }).click();
     await item.getByText('Resolved.').waitFor();
-    const open = await p.request('GET', '/admin/v1/errors?status=open');
-    expect(open.body.data).toEqual([]);
+    expect((await p.request('GET', '/admin/v1/errors?status=open')).body.data).toHaveLength(1);
+
+    const session = await p.request('GET', `/admin/v1/sessions/${second.session_id}`);
+    await page.goto(`${p.url}/home/conversations/${session.body.conversation_id}`);
+    const turn = page.locator('li.msg-agent');
+    await turn.locator('.badge', { hasText: 'failed' }).waitFor();
+    await turn.getByRole('link', { name: /Why it failed/ }).click();
+    const detail = page.getByRole('region', { name: 'Selected error' });
+    await detail.getByRole('heading', { name: `Error ${second.error_id}` }).waitFor();
+    await detail.getByRole('button', { name: 'Resolve' }).click();
+    await detail.getByText('Resolved.').waitFor();
+    expect((await p.request('GET', '/admin/v1/errors?status=open')).body.data).toEqual([]);
   });
 
   it('regenerates and copies the token, and deletes an agent only after confirming, by keyboard', async () => {
@@ -225,6 +240,7 @@ describe('the /home panel', () => {
       ['agents', '/home/agents'],
       ['agent', `/home/agents/${agentId}`],
       ['presets', '/home/presets'],
+      ['preset-editor', '/home/presets/new'],
       ['conversation', `/home/conversations/${conversations.data.at(-1).id}`],
       ['sessions', '/home/sessions'],
       ['errors', '/home/errors'],
@@ -264,6 +280,9 @@ describe('the /home panel', () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('Admin API key').waitFor();
     expect(await page.evaluate('sessionStorage.length')).toBe(0);
+    const scan = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21aa']).analyze();
+    expect(scan.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
+    await screenshot(page, 'sign-in-desktop');
     expect(pageProblems).toEqual([]);
   });
 });
