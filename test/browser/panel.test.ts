@@ -274,7 +274,7 @@ describe('the /home panel', () => {
     }
   }, 120_000);
 
-  it('signs out and forgets the key', async () => {
+  it('signs out and forgets the key; a refused key signs out too', async () => {
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.goto(`${p.url}/home`);
     await page.getByRole('button', { name: 'Sign out' }).click();
@@ -283,6 +283,12 @@ describe('the /home panel', () => {
     const scan = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21aa']).analyze();
     expect(scan.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
     await screenshot(page, 'sign-in-desktop');
+
+    // A key the server stops accepting (rotated) signs the tab out, saying why.
+    await page.evaluate(`sessionStorage.setItem('parley.adminApiKey', 'a-key-the-server-does-not-know')`);
+    await page.goto(`${p.url}/home/agents`);
+    await expect.poll(() => page.getByRole('status').first().innerText()).toContain('refused the admin key');
+    expect(await page.evaluate('sessionStorage.length')).toBe(0);
     expect(pageProblems).toEqual([]);
   });
 });

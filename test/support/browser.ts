@@ -35,10 +35,11 @@ let built: Promise<unknown> | undefined;
 
 /**
  * Builds the panel from src/panel into dist/panel, once per test process (tests run from source,
- * so a stale or missing build must not be served). Safe while other test files build the same.
+ * so a stale or missing build must not be served). Safe while other test files build the same;
+ * the same options as `npm run build`, so unchanged sources give the same file names.
  */
 export function buildPanelForTests(): Promise<unknown> {
-  built ??= buildPanel({ outDir: defaultPanelDir, minify: false });
+  built ??= buildPanel({ outDir: defaultPanelDir });
   return built;
 }
 
