@@ -190,3 +190,30 @@ export interface MetricsJson {
     latency: Record<'endpointing' | 'stt' | 'response' | 'first_audio' | 'end_to_end', LatencySummary>;
   };
 }
+
+/** GET /admin/v1/livekit/rooms (503 `livekit_unavailable` without LiveKit). */
+export interface LivekitRoom {
+  name: string;
+  sid: string;
+  num_participants: number;
+  created_at: string;
+  duration_ms: number;
+  session: { id: string; agent_id: string; status: string; user_id: string | null; turns: number } | null;
+  job: { job_id: string; worker_id: string | null; instance_id: string } | null;
+}
+
+/** GET /admin/v1/livekit/worker-status (answers without LiveKit too). */
+export interface LivekitWorkerStatus {
+  livekit: { configured: boolean; url: string | null; agent_name: string; message: string };
+  instances: {
+    instance_id: string;
+    version: string;
+    livekit: { state: string; reason: string | null; worker_id: string | null; jobs: number };
+    sessions: { livekit: number; websocket: number; total: number };
+    load: number;
+    capacity: number;
+    draining: boolean;
+    last_heartbeat_at: string;
+  }[];
+  totals: { instances: number; registered: number; sessions: number; capacity: number };
+}

@@ -22,13 +22,14 @@ export function dayBound(day: string, end: boolean): string | undefined {
   return d.toISOString();
 }
 
-export function AgentFilter({ value, onChange }: { value: string; onChange: (v: string) => void }): JSX.Element {
+export function AgentFilter(props: { value: string; onChange: (v: string) => void; emptyLabel?: string }): JSX.Element {
+  const { value, onChange, emptyLabel = 'All agents' } = props;
   const agents = useApi<Page<Agent>>('/admin/v1/agents?limit=100');
   return (
     <Field label="Agent">
       {({ id }) => (
         <select id={id} name="agent_id" value={value} onChange={(e) => onChange(e.currentTarget.value)}>
-          <option value="">All agents</option>
+          <option value="">{emptyLabel}</option>
           {agents.data?.data.map((a) => (
             <option key={a.id} value={a.id}>
               {a.name}
