@@ -10,7 +10,7 @@ COPY package.json package-lock.json .npmrc ./
 RUN npm ci --no-audit --no-fund
 # Everything .dockerignore lets through (sources, configs; no tests, benches or weights).
 COPY . .
-RUN npx tsc -b tsconfig.build.json && npx tsc -p scripts/tsconfig.json
+RUN npm run build && npx tsc -p scripts/tsconfig.json
 
 FROM node:20-bookworm-slim AS runtime
 RUN apt-get update \
@@ -24,7 +24,7 @@ ENV NODE_ENV=production \
 COPY package.json package-lock.json .npmrc ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
-# Non-TypeScript assets are read at run time from src/ (Lua scripts, panel files).
+# Lua scripts are read at run time from src/; the built /home panel is in dist/panel.
 COPY --from=build /app/src ./src
 COPY models/manifest.json models/README.md ./models/
 RUN mkdir -p /data /models && chown node:node /data /models

@@ -17,6 +17,7 @@ import { buildOpenApi, openApiRoute } from './openapi.js';
 import { mountRoutes } from './route.js';
 import { adminAreas } from './routes/admin.js';
 import { healthRoutes } from './routes/health/health.routes.js';
+import { panelMiddleware } from './routes/panel/panel.js';
 import { sdkArea } from './routes/sdk/sdk.area.js';
 
 export interface AppDeps {
@@ -66,6 +67,8 @@ export function createApp(deps: AppDeps): ParleyApp {
     mountRoutes(router, area.routes, { prefix: area.prefix, middleware });
   }
   app.use(dispatchRoutes(router));
+  // The /home admin panel: static files, not API operations (so not on the router or in /openapi.json).
+  app.use(panelMiddleware({ publicUrl: config.publicUrl }));
   // Only what no route matched gets here: 404, or 405/501 with an Allow header (the error handler
   // gives them the error shape).
   app.use(router.routes());

@@ -29,8 +29,8 @@ export const defaultAgentSettings = {
 
 /** The settings an operator writes (create and patch); `webhook_api_key` is write-only. */
 export const agentSettingsShape = {
-  name: z.string().trim().min(1).max(200),
-  description: z.string().max(2000),
+  name: z.string().trim().min(1).max(200).meta({ description: 'Shown in the panel and lists.' }),
+  description: z.string().max(2000).meta({ description: 'Notes for operators; never sent to users.' }),
   mode: z
     .enum(agentModes)
     .meta({ description: '`enhanced`: Parley answers with its LLM. `passthrough`: the webhook answers.' }),
@@ -39,27 +39,76 @@ export const agentSettingsShape = {
     .refine((v) => isId('preset', v), { message: 'must be a pre_… id' })
     .nullable()
     .meta({ description: 'Preset choosing STT, LLM, TTS and embedding providers; null uses the built-in default.' }),
-  system_prompt: z.string().max(20_000),
+  system_prompt: z
+    .string()
+    .max(20_000)
+    .meta({ description: 'Instructions for the language model in `enhanced` mode (unused in `passthrough`).' }),
   greeting: z.string().max(2000).nullable().meta({ description: 'Spoken when a voice session starts; null for none.' }),
-  language: z.string().regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'must be a BCP 47 language tag such as en or en-US'),
-  webhook_url: httpUrlSchema.nullable(),
+  language: z
+    .string()
+    .regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'must be a BCP 47 language tag such as en or en-US')
+    .meta({ description: 'BCP 47 tag of the conversation language, e.g. en or en-US.' }),
+  webhook_url: httpUrlSchema
+    .nullable()
+    .meta({ description: 'Operator endpoint that answers each user turn in `passthrough` mode (POST, JSON).' }),
   webhook_api_key: z
     .string()
     .min(1)
     .max(500)
     .nullable()
     .meta({ description: 'Write-only. Sent as `Authorization: Bearer` and used to sign webhook and event requests.' }),
-  webhook_timeout_ms: z.number().int().min(100).max(120_000),
-  events_url: httpUrlSchema.nullable(),
-  rag_enabled: z.boolean(),
+  webhook_timeout_ms: z
+    .number()
+    .int()
+    .min(100)
+    .max(120_000)
+    .meta({ description: 'How long a webhook answer may take; after it the turn is silent and an error is recorded.' }),
+  events_url: httpUrlSchema
+    .nullable()
+    .meta({ description: 'Where asynchronous events (session_start, llm_response, …) are POSTed; null for none.' }),
+  rag_enabled: z.boolean().meta({ description: 'Retrieve context from the agent’s documents for every turn.' }),
   interruptions_enabled: z.boolean().meta({ description: 'Barge-in: user speech stops the agent speaking.' }),
-  interruption_min_speech_ms: z.number().int().min(0).max(5_000),
-  vad_threshold: z.number().min(0.05).max(0.95),
-  min_silence_ms: z.number().int().min(100).max(5_000),
-  prefix_padding_ms: z.number().int().min(0).max(2_000),
-  max_utterance_ms: z.number().int().min(1_000).max(120_000),
-  idle_timeout_ms: z.number().int().min(5_000).max(3_600_000),
-  max_duration_ms: z.number().int().min(10_000).max(14_400_000),
+  interruption_min_speech_ms: z
+    .number()
+    .int()
+    .min(0)
+    .max(5_000)
+    .meta({ description: 'User speech over the agent must last this long to interrupt it.' }),
+  vad_threshold: z
+    .number()
+    .min(0.05)
+    .max(0.95)
+    .meta({ description: 'Speech probability above which audio counts as speech; higher ignores more noise.' }),
+  min_silence_ms: z
+    .number()
+    .int()
+    .min(100)
+    .max(5_000)
+    .meta({ description: 'Silence that ends the user’s turn (endpointing); lower answers sooner, cuts pauses.' }),
+  prefix_padding_ms: z
+    .number()
+    .int()
+    .min(0)
+    .max(2_000)
+    .meta({ description: 'Audio kept from before speech was detected, so first syllables are not lost.' }),
+  max_utterance_ms: z
+    .number()
+    .int()
+    .min(1_000)
+    .max(120_000)
+    .meta({ description: 'Longest single utterance; longer speech is ended and answered.' }),
+  idle_timeout_ms: z
+    .number()
+    .int()
+    .min(5_000)
+    .max(3_600_000)
+    .meta({ description: 'A voice session with no speech for this long ends (idle_timeout).' }),
+  max_duration_ms: z
+    .number()
+    .int()
+    .min(10_000)
+    .max(14_400_000)
+    .meta({ description: 'Longest voice session; it then ends (max_duration).' }),
   metadata: metadataSchema,
 };
 
