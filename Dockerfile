@@ -10,7 +10,7 @@ COPY package.json package-lock.json .npmrc ./
 RUN npm ci --no-audit --no-fund
 # Everything .dockerignore lets through (sources, configs; no tests, benches or weights).
 COPY . .
-RUN npx tsc -b tsconfig.build.json && npx tsc -p scripts/tsconfig.json
+RUN npm run build && npx tsc -p scripts/tsconfig.json
 
 FROM node:20-bookworm-slim AS runtime
 RUN apt-get update \

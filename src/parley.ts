@@ -43,7 +43,7 @@ export async function openParley(
   // Providers we create we also close (their model workers); injected ones belong to the caller.
   const ownSpeech = options.speech === undefined ? new ProviderSet(config, registry) : undefined;
   const speech = options.speech ?? ownSpeech!;
-  const services = await createServices(config, store, logger, speech);
+  const services = await createServices(config, store, logger, speech, metrics.operator);
   const media = new MediaServer({ store, tokens: services.mediaTokens, supervisor: services.supervisor, logger });
   services.outbox.startWorker();
   services.sweeper.start();

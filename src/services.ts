@@ -7,12 +7,14 @@ import { RagService } from './rag/rag-service.js';
 import { TokenBucket } from './ratelimit/token-bucket.js';
 import { VoiceSessions } from './realtime/voice-sessions.js';
 import { Responder } from './respond/responder.js';
+import type { OperatorMetrics } from './metrics/operator-metrics.js';
 import { SileroVad } from './pipeline/vad/silero-vad.js';
 import type { SpeechProviders } from './providers/speech-providers.js';
 import { MediaTokens } from './realtime/websocket/media-token.js';
 import { IdleSweeper } from './sessions/idle-sweeper.js';
 import { SessionSupervisor } from './sessions/supervisor.js';
 import type { Store } from './store/store.js';
+import { createTurnRecorder, type TurnRecorder } from './turns/turn-recorder.js';
 
 /** The domain services behind the SDK API, built once per process. */
 export interface Services {
@@ -28,6 +30,8 @@ export interface Services {
   supervisor: SessionSupervisor;
   /** RAG: documents, ingestion, hybrid search, context for turns. */
   rag: RagService;
+  /** The one writer of chat and voice turns (it also feeds the turn metrics). */
+  turns: TurnRecorder;
 }
 
 export async function createServices(
@@ -35,6 +39,7 @@ export async function createServices(
   store: Store,
   logger: Logger,
   speech: SpeechProviders,
+  metrics: OperatorMetrics,
 ): Promise<Services> {
   // One Silero session per process, shared by every voice session.
   const vad = await SileroVad.load();
@@ -46,6 +51,7 @@ export async function createServices(
     retryBaseMs: config.events.retryBaseMs,
     timeoutMs: config.events.timeoutMs,
     concurrency: config.events.concurrency,
+    metrics,
   });
   const llm = new OpenAiLlm({ apiKey: config.openai.apiKey, baseUrl: config.openai.baseUrl });
   const responder = new Responder({
@@ -54,6 +60,7 @@ export async function createServices(
     llmFor: () => llm,
     llmTimeoutMs: config.llm.timeoutMs,
     historyMessages: config.llm.historyMessages,
+    metrics,
   });
   const rag = new RagService({
     config: config.rag,
@@ -66,11 +73,14 @@ export async function createServices(
   });
   const { url, apiKey, apiSecret } = config.livekit;
   const mediaTokens = new MediaTokens(config.adminApiKey);
+  const supervisor = new SessionSupervisor({ store, outbox, responder, speech, vad, rag, logger }, logger);
+  metrics.countVoiceSessionsWith(() => supervisor.countByTransport());
   return {
     vad,
     speech,
     mediaTokens,
-    supervisor: new SessionSupervisor({ store, outbox, responder, speech, vad, rag, logger }, logger),
+    supervisor,
+    turns: createTurnRecorder({ store, outbox, logger, metrics }),
     rateLimit: new TokenBucket(store.redis, store.keys, config.rateLimit),
     outbox,
     responder,

@@ -10,6 +10,8 @@ import { VoiceSession, type VoiceSessionDeps } from './voice-session.js';
  */
 export class SessionSupervisor {
   private readonly live = new Map<string, VoiceSession>();
+  /** The transport of each live session (`websocket`, `livekit`), for the live-session gauge. */
+  private readonly transports = new Map<string, string>();
   private accepting = true;
 
   constructor(
@@ -25,13 +27,22 @@ export class SessionSupervisor {
     return this.live.has(sessionId);
   }
 
+  /** Live sessions of this process by transport. */
+  countByTransport(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const kind of this.transports.values()) counts.set(kind, (counts.get(kind) ?? 0) + 1);
+    return counts;
+  }
+
   /** Runs a session on a connected transport; false when shutting down or already connected. */
   async attach(agent: StoredAgent, session: Session, transport: MediaTransport): Promise<boolean> {
     if (!this.accepting || this.live.has(session.id)) return false;
     const voice = await VoiceSession.start(this.deps, agent, session, transport);
     this.live.set(session.id, voice);
+    this.transports.set(session.id, transport.kind);
     void voice.done.then((reason) => {
       this.live.delete(session.id);
+      this.transports.delete(session.id);
       this.logger.info({ session_id: session.id, reason }, 'voice session ended');
     });
     return true;

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { EventOutbox } from '../events/outbox.js';
+import type { TurnObserver } from '../metrics/operator-metrics.js';
 import type { StoredAgent } from '../records/agent.js';
 import type { Message, MessageStatus } from '../records/conversation.js';
 import type { Session, SessionEndReason } from '../records/session.js';
@@ -71,13 +72,15 @@ export interface TurnRecorderDeps {
   store: Store;
   outbox: EventOutbox;
   logger: Logger;
+  /** Turn counts and latency histograms (operator metrics), observed here so every turn counts once. */
+  metrics?: TurnObserver | undefined;
 }
 
 /**
  * First cut over the existing repositories (not yet atomic with the events it queues): the
  * transactional outbox replaces its internals, callers keep this interface.
  */
-export function createTurnRecorder({ store, outbox }: TurnRecorderDeps): TurnRecorder {
+export function createTurnRecorder({ store, outbox, metrics }: TurnRecorderDeps): TurnRecorder {
   return {
     async user(session, turn) {
       await store.conversations.appendMessage(session.conversation_id, {
@@ -95,6 +98,7 @@ export function createTurnRecorder({ store, outbox }: TurnRecorderDeps): TurnRec
         timings: turn.timings,
         error_id: turn.errorId ?? null,
       });
+      if (turn.source !== 'greeting') metrics?.turnAnswered(turn.channel, turn.status, turn.timings);
       if (turn.status === 'failed' || turn.source === 'greeting') {
         await store.sessions.touch(session.id);
         return message;
@@ -117,6 +121,7 @@ export function createTurnRecorder({ store, outbox }: TurnRecorderDeps): TurnRec
     },
 
     async played(agent, session, messageId, played) {
+      metrics?.turnPlayed(played.timings);
       outbox.emit(agent, 'audio_ready', session.id, {
         message_id: messageId,
         turn: played.turn,
