@@ -1,4 +1,6 @@
+import AxeBuilder from '@axe-core/playwright';
 import { build } from 'esbuild';
+import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
@@ -58,6 +60,14 @@ async function testPage(config: unknown): Promise<{ html: string; script: string
   return { html, script: bundle.outputFiles[0]!.text };
 }
 
+/** The README's ten-line page, pointed at this Parley and agent. */
+async function readmePage(token: string): Promise<string> {
+  const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+  const html = /<!-- prettier-ignore -->\n```html\n([\s\S]*?)```/.exec(readme)?.[1];
+  if (html === undefined) throw new Error('README has no ten-line page');
+  return html.replaceAll('https://voice.example.com', p.url).replaceAll('pat_…', token);
+}
+
 beforeAll(async () => {
   await buildClient(); // Parley serves the worklet from the build
   redis = await TestRedis.start();
@@ -79,8 +89,14 @@ beforeAll(async () => {
   });
   agent = created.body;
   const page = await testPage({ agent: { id: agent.id, name: agent.name, token: agent.agent_token }, baseUrl: p.url });
+  const readme = await readmePage(agent.agent_token);
   pages = createServer((req, res) => {
-    const [type, body] = req.url === '/talk.js' ? ['text/javascript', page.script] : ['text/html', page.html];
+    const [type, body] =
+      req.url === '/talk.js'
+        ? ['text/javascript', page.script]
+        : req.url === '/readme.html'
+          ? ['text/html', readme]
+          : ['text/html', page.html];
     res.writeHead(200, { 'Content-Type': `${type}; charset=utf-8` }).end(body);
   });
   await new Promise<void>((r) => pages.listen(0, '127.0.0.1', r));
@@ -101,7 +117,8 @@ const playedSeconds = async (page: Page) =>
 
 describe('Talk in Chromium', () => {
   it('speaks through the fake microphone, shows both captions and the latency, plays the answer, takes a typed turn, and stores the conversation with timings', async () => {
-    const page = await browser.newPage();
+    const context = await browser.newContext();
+    const page = await context.newPage();
     const problems: string[] = [];
     page.on('pageerror', (err) => problems.push(err.message));
     page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
@@ -129,6 +146,10 @@ describe('Talk in Chromium', () => {
     await expect
       .poll(() => log.locator('[data-who="agent"]').nth(1).textContent(), { timeout: 15_000 })
       .toMatch(/answered in \d+ ms after sending/);
+
+    // No serious accessibility problem in the live component.
+    const axe = await new AxeBuilder({ page }).include('section.talk').analyze();
+    expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
 
     await page.getByRole('button', { name: 'End call' }).click();
     await page.getByText('Call ended: you ended the call').waitFor({ timeout: 10_000 });
@@ -159,6 +180,20 @@ describe('Talk in Chromium', () => {
       first_audio_ms: expect.any(Number),
       end_to_end_ms: expect.any(Number),
     });
-    await page.close();
+    await context.close();
   }, 120_000);
+
+  it("the README's ten-line page talks to the agent", async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (err) => problems.push(err.message));
+    await page.goto(pageUrl + 'readme.html');
+    await page.getByRole('button', { name: 'Talk to the agent' }).click();
+    const captions = page.locator('#captions');
+    await captions.getByText(`You: ${heard}`).waitFor({ timeout: 30_000 });
+    await captions.getByText(`Agent: ${answer}`).waitFor({ timeout: 30_000 });
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 90_000);
 });
