@@ -31,7 +31,7 @@ export interface Services {
   /** RAG: documents, ingestion, hybrid search, context for turns. */
   rag: RagService;
   /** The one writer of chat and voice turns (it also feeds the turn metrics). */
-  turns: TurnRecorder;
+  recorder: TurnRecorder;
 }
 
 export async function createServices(
@@ -80,7 +80,7 @@ export async function createServices(
     speech,
     mediaTokens,
     supervisor,
-    turns: createTurnRecorder({ store, outbox, logger, metrics }),
+    recorder: createTurnRecorder({ store, outbox, logger, metrics }),
     rateLimit: new TokenBucket(store.redis, store.keys, config.rateLimit),
     outbox,
     responder,

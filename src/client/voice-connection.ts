@@ -138,13 +138,11 @@ export class VoiceConnection extends Emitter<VoiceEvents> {
     });
   }
 
-  /** Sends one microphone frame (PCM16 mono at `sampleRate`, e.g. 20 ms). Dropped once ended. */
+  /** Sends one microphone frame (PCM16 mono at `sampleRate`, e.g. 20 ms). Dropped unless the socket is open. */
   sendAudio(frame: Int16Array): void {
     if (this.socket?.readyState !== socketOpen) return;
     this.latency.microphoneFrame(frame);
-    this.socket.send(
-      frame.byteOffset === 0 && frame.byteLength === frame.buffer.byteLength ? frame.buffer : frame.slice(),
-    );
+    this.socket.send(frame); // a view sends only its own bytes: no copy
   }
 
   /** A typed turn: the agent answers it as if it had been spoken. */

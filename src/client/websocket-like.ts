@@ -1,3 +1,6 @@
+/** An event handler property, checked bivariantly like a method, so each implementation's own event types fit. */
+type Handler<E> = { bivarianceHack(event: E): void }['bivarianceHack'];
+
 /**
  * The part of the WHATWG WebSocket the client uses, so it runs on the browser's WebSocket, Node 22's
  * global one, or the `ws` package's (`new VoiceConnection({ WebSocket })` on Node 20).
@@ -7,10 +10,10 @@ export interface WebSocketLike {
   readonly readyState: number;
   send(data: string | ArrayBufferLike | ArrayBufferView): void;
   close(code?: number, reason?: string): void;
-  onopen: ((event: unknown) => void) | null;
-  onmessage: ((event: { data: unknown }) => void) | null;
-  onclose: ((event: { code: number; reason: string }) => void) | null;
-  onerror: ((event: unknown) => void) | null;
+  onopen: Handler<unknown> | null;
+  onmessage: Handler<{ data: unknown }> | null;
+  onclose: Handler<{ code: number; reason: string }> | null;
+  onerror: Handler<unknown> | null;
 }
 
 export type WebSocketConstructor = new (url: string) => WebSocketLike;

@@ -45,14 +45,12 @@ const round1 = (n: number) => Math.round(n * 10) / 10;
 export async function summarize<L extends string>(
   histogram: Histogram<L>,
   groupBy?: L,
-  filter: Partial<Record<L, string>> = {},
 ): Promise<Record<string, LatencySummary>> {
   const { values } = await histogram.get();
   const groups = new Map<string, Map<number, number>>();
   for (const v of values) {
     if (!v.metricName?.endsWith('_bucket')) continue;
     const labels = v.labels as Record<string, string | number>;
-    if (Object.entries(filter).some(([k, want]) => String(labels[k]) !== want)) continue;
     const key = groupBy === undefined ? 'all' : String(labels[groupBy]);
     const le = labels['le'] === '+Inf' ? Infinity : Number(labels['le']);
     const buckets = groups.get(key) ?? new Map<number, number>();

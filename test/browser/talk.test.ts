@@ -1,4 +1,4 @@
-import AxeBuilder from '@axe-core/playwright';
+import { AxeBuilder } from '@axe-core/playwright';
 import { build } from 'esbuild';
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';

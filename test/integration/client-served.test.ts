@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { buildClient } from '../../scripts/build-client.js';
+import type { VoiceConnection } from '../../src/client/voice-connection.js';
 import { HttpReceiver } from '../support/http-receiver.js';
 import { startParley, type TestParley } from '../support/parley.js';
 import { TestRedis } from '../support/redis-server.js';
@@ -46,7 +47,8 @@ describe('the served client SDK', () => {
 
     const file = join(dir, 'parley-client.mjs');
     await writeFile(file, source);
-    const sdk = (await import(pathToFileURL(file).href)) as typeof import('../../src/client/index.js');
+    // Typed by the Node-side module only (the bundle also holds the browser parts).
+    const sdk = (await import(pathToFileURL(file).href)) as { VoiceConnection: typeof VoiceConnection };
     const agent = await p.request('POST', '/admin/v1/agents', {
       body: { name: 'served', mode: 'passthrough', webhook_url: webhook.url },
     });

@@ -115,7 +115,7 @@ describe('operator metrics in /health/metrics', () => {
     const { store, services } = p.parley;
     const stored = (await store.agents.getStored(a.id))!;
     const session = (await store.sessions.get(grant.body.session_id))!;
-    const message = await services.turns.answered(stored, session, {
+    const message = await services.recorder.answered(stored, session, {
       channel: 'voice',
       turn: 1,
       transcript: 'hi',
@@ -124,7 +124,7 @@ describe('operator metrics in /health/metrics', () => {
       source: 'webhook',
       timings: { endpointing_ms: 120, stt_ms: 300, response_ms: 450 },
     });
-    await services.turns.played(stored, session, message.id, {
+    await services.recorder.played(stored, session, message.id, {
       turn: 1,
       interrupted: false,
       spokenText: 'hello there',

@@ -27,6 +27,7 @@ export class VoiceCall {
 
   static async start(options: VoiceCallOptions): Promise<VoiceCall> {
     const context = new AudioContext();
+    let microphone: Microphone | null = null;
     try {
       await context.audioWorklet.addModule(
         options.workletUrl ?? `${options.baseUrl.replace(/\/+$/, '')}/sdk/v1/audio-worklet.js`,
@@ -40,7 +41,7 @@ export class VoiceCall {
       const call = new VoiceCall(connection, player, context, null);
       connection.on('ended', () => call.release());
       // The microphone first (the permission prompt), then the session: no frame is lost to the prompt.
-      const microphone = await Microphone.start({
+      microphone = await Microphone.start({
         context,
         sampleRate: connection.sampleRate,
         onFrame: (frame) => connection.sendAudio(frame),
@@ -50,6 +51,7 @@ export class VoiceCall {
       await connection.open();
       return call;
     } catch (err) {
+      microphone?.stop();
       await context.close().catch(() => undefined); // the original error is what the caller needs
       throw err;
     }

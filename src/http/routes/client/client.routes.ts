@@ -9,7 +9,8 @@ const javascript = z.string().meta({ description: 'JavaScript (ES module)' });
 /**
  * The client SDK as Parley serves it: `GET /sdk/v1/client.js` (the ES module) and
  * `GET /sdk/v1/audio-worklet.js` (its AudioWorklet processors). Public, cacheable for five minutes
- * and revalidated by ETag, loadable from any origin (module scripts and worklets are fetched with CORS).
+ * and revalidated by ETag, loadable from any origin (module scripts and worklets
+ * are fetched with CORS; sdkCors answers it for everything under /sdk/).
  */
 export function clientRoutes(files = new ClientFiles()): RouteDef[] {
   const serve = (name: ClientFileName, operationId: string, summary: string) =>
@@ -33,7 +34,6 @@ export function clientRoutes(files = new ClientFiles()): RouteDef[] {
           'Content-Type': 'text/javascript; charset=utf-8',
           'Cache-Control': 'public, max-age=300',
           ETag: file.etag,
-          'Access-Control-Allow-Origin': '*',
           'Cross-Origin-Resource-Policy': 'cross-origin',
         };
         if (ctx.get('If-None-Match') === file.etag) return { status: 304, headers };
