@@ -15,10 +15,12 @@ export interface TranscriptMessage {
   turn: number;
   text: string;
 }
+/** Captions of the answer: the text so far, one per sentence as it is produced, then the whole with `final: true` (servers before that send it once, without `final`). */
 export interface ResponseMessage {
   type: 'response';
   turn: number;
   text: string;
+  final?: boolean;
 }
 export interface AudioStartMessage {
   type: 'audio_start';

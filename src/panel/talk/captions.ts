@@ -7,24 +7,15 @@ export interface Caption {
 }
 
 /**
- * Adds `text` to the caption of (`turn`, `who`). A `response` may come once with the whole answer
- * or several times as the answer is produced (each new sentence, or the text so far): text that
- * extends the caption replaces it, text already in it is ignored, other text is appended.
+ * Sets the caption of (`turn`, `who`) to `text`. A `response` carries the answer so far (one per
+ * sentence as it is produced, then the whole answer with `final: true`), so the latest replaces
+ * the caption; captions stay in turn order, the user before the agent within a turn.
  */
-export function addCaption(captions: Caption[], turn: number, who: Caption['who'], text: string): Caption[] {
+export function setCaption(captions: Caption[], turn: number, who: Caption['who'], text: string): Caption[] {
   const i = captions.findIndex((c) => c.turn === turn && c.who === who);
-  if (i === -1) {
-    const next = [...captions, { turn, who, text, interrupted: false }];
-    // Turn order, the user before the agent within a turn.
-    return next.sort((a, b) => a.turn - b.turn || (a.who === b.who ? 0 : a.who === 'user' ? -1 : 1));
-  }
-  const current = captions[i]!;
-  const merged = text.startsWith(current.text)
-    ? text
-    : current.text.includes(text)
-      ? current.text
-      : `${current.text} ${text}`;
-  return captions.map((c, k) => (k === i ? { ...c, text: merged } : c));
+  if (i !== -1) return captions.map((c, k) => (k === i ? { ...c, text } : c));
+  const next = [...captions, { turn, who, text, interrupted: false }];
+  return next.sort((a, b) => a.turn - b.turn || (a.who === b.who ? 0 : a.who === 'user' ? -1 : 1));
 }
 
 export function markInterrupted(captions: Caption[], turn: number): Caption[] {

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ParleyApiError, VoiceCall, type AgentState, type Ended, type TurnLatency } from '../../client/index.js';
-import { addCaption, markInterrupted, type Caption } from './captions.js';
+import { markInterrupted, setCaption, type Caption } from './captions.js';
 
 export interface TalkProps {
   agent: { id: string; name: string; token: string };
@@ -70,8 +70,8 @@ export function Talk({ agent, baseUrl }: TalkProps) {
         userId: 'panel',
         onConnection: (c) => {
           c.on('state', setState);
-          c.on('transcript', (m) => setCaptions((cs) => addCaption(cs, m.turn, 'user', m.text)));
-          c.on('response', (m) => setCaptions((cs) => addCaption(cs, m.turn, 'agent', m.text)));
+          c.on('transcript', (m) => setCaptions((cs) => setCaption(cs, m.turn, 'user', m.text)));
+          c.on('response', (m) => setCaptions((cs) => setCaption(cs, m.turn, 'agent', m.text)));
           c.on('interrupted', (m) => setCaptions((cs) => markInterrupted(cs, m.turn)));
           c.on('latency', (l) => setLatencies((ls) => [...ls, l]));
           c.on('error', (m) => setProblem(`${m.message} (${m.code})`));
