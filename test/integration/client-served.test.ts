@@ -1,10 +1,11 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { buildClient } from '../../scripts/build-client.js';
+import { clientBuildDir } from '../../src/http/routes/client/client-files.js';
 import type { VoiceConnection } from '../../src/client/voice-connection.js';
 import { HttpReceiver } from '../support/http-receiver.js';
 import { startParley, type TestParley } from '../support/parley.js';
@@ -61,6 +62,14 @@ describe('the served client SDK', () => {
     connection.sendText('does the served bundle work');
     expect((await response).text).toBe('Served and answered.');
     expect((await connection.end()).reason).toBe('client_hangup');
+  });
+
+  it('is built as a package: manifest, bundle, worklet and type declarations', async () => {
+    const manifest = JSON.parse(await readFile(join(clientBuildDir, 'package.json'), 'utf8'));
+    expect(manifest).toMatchObject({ name: '@parley/client', type: 'module', types: './types/index.d.ts' });
+    const types = await readFile(join(clientBuildDir, 'types', 'index.d.ts'), 'utf8');
+    expect(types).toContain('VoiceConnection');
+    expect(types).toContain('VoiceCall');
   });
 
   it('serves the worklet, revalidates by ETag', async () => {
