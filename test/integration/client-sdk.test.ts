@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
+import { knownServerMessageTypes } from '../../src/client/protocol.js';
 import { ParleyApiError } from '../../src/client/session-api.js';
 import { VoiceConnection, type VoiceEvents } from '../../src/client/voice-connection.js';
 import type { AudioFrame } from '../../src/pipeline/audio-frame.js';
@@ -66,20 +67,7 @@ async function agent(): Promise<{ id: string; agent_token: string }> {
 /** Every event of a connection, in order, with a way to wait for one. */
 function record(connection: VoiceConnection) {
   const seen: { name: string; payload: unknown }[] = [];
-  const names: (keyof VoiceEvents)[] = [
-    'ready',
-    'transcript',
-    'response',
-    'audio_start',
-    'audio_end',
-    'interrupted',
-    'error',
-    'ended',
-    'unknown',
-    'flush',
-    'state',
-    'latency',
-  ];
+  const names: (keyof VoiceEvents)[] = [...knownServerMessageTypes, 'unknown', 'flush', 'state', 'latency'];
   for (const name of names) connection.on(name, (payload) => seen.push({ name: String(name), payload }));
   let audioSamples = 0;
   connection.on('audio', (a) => (audioSamples += a.samples.length));
