@@ -1,12 +1,14 @@
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { OperatorMetrics, type OperatorMetricsJson } from './metrics/operator-metrics.js';
 import type { Store } from './store/store.js';
 
 /**
  * System metrics for /health/metrics: a JSON summary and the Prometheus text exposition.
  * Process-wide metrics (CPU, memory, GC, event loop; prom-client's defaults) are collected once per
  * process in their own registry; each Metrics instance adds its own gauges (live sessions, Redis
- * latency, uptime). Neither uses prom-client's global registry.
+ * latency, uptime) and the operator metrics (requests, turns, webhooks, events; OperatorMetrics).
+ * Neither uses prom-client's global registry.
  */
 
 export interface MetricsOptions {
@@ -18,7 +20,7 @@ export const defaultMetricsOptions = { redisTimeoutMs: 1_000 } as const;
 
 export type RedisProbe = { ok: true; latency_ms: number } | { ok: false; latency_ms: null; problem: string };
 
-export interface MetricsJson {
+export interface MetricsJson extends OperatorMetricsJson {
   uptime_s: number;
   memory: { rss_bytes: number; heap_used_bytes: number; heap_total_bytes: number; external_bytes: number };
   cpu: { user_ms: number; system_ms: number; percent: number };
@@ -65,6 +67,8 @@ export class Metrics {
   private readonly redisLatency: Gauge;
   private readonly redisUp: Gauge;
   private stopped = false;
+  /** Request, turn, webhook, event and voice-session figures, observed where they happen. */
+  readonly operator: OperatorMetrics;
 
   constructor(
     readonly store: Store,
@@ -74,6 +78,7 @@ export class Metrics {
     this.loop.enable();
     processMetrics(); // start the process-wide collectors now, so the first scrape covers a real interval
     const registers = [this.registry];
+    this.operator = new OperatorMetrics(this.registry);
     this.liveSessions = new Gauge({
       name: 'parley_live_sessions',
       help: 'Voice sessions running in a Parley process (a live session lease), all replicas.',
@@ -137,7 +142,11 @@ export class Metrics {
 
   /** The JSON summary. CPU percent and event-loop lag cover the time since the previous sample. */
   async json(): Promise<MetricsJson> {
-    const [redis, live] = await Promise.all([this.probeRedis(), this.countLiveSessions()]);
+    const [redis, live, operator] = await Promise.all([
+      this.probeRedis(),
+      this.countLiveSessions(),
+      this.operator.json(),
+    ]);
     const memory = process.memoryUsage();
     return {
       uptime_s: this.uptimeSeconds(),
@@ -151,6 +160,7 @@ export class Metrics {
       event_loop: this.sampleLoop(),
       redis: { ok: redis.ok, latency_ms: redis.latency_ms },
       sessions: { live },
+      ...operator,
     };
   }
 

@@ -47,7 +47,7 @@ export async function openParley(
   const speech = options.speech ?? ownSpeech!;
   // Closed by services.rag.close().
   const embedders = new Embedders(config.rag.embedding, (id) => registry.modelDir(id));
-  const services = await createServices(config, store, logger, speech, embedders);
+  const services = await createServices(config, store, logger, speech, embedders, metrics.operator);
   const media = new MediaServer({ store, tokens: services.mediaTokens, supervisor: services.supervisor, logger });
   services.outbox.startWorker();
   services.outbox.startRelay();

@@ -8,6 +8,7 @@ import { RagService } from './rag/rag-service.js';
 import { TokenBucket } from './ratelimit/token-bucket.js';
 import { VoiceSessions } from './realtime/voice-sessions.js';
 import { Responder } from './respond/responder.js';
+import type { OperatorMetrics } from './metrics/operator-metrics.js';
 import { SileroVad } from './pipeline/vad/silero-vad.js';
 import type { SpeechProviders } from './providers/speech-providers.js';
 import { MediaTokens } from './realtime/websocket/media-token.js';
@@ -44,6 +45,7 @@ export async function createServices(
   logger: Logger,
   speech: SpeechProviders,
   embedders: Embedders,
+  metrics: OperatorMetrics,
 ): Promise<Services> {
   // One Silero session per process, shared by every voice session.
   const vad = await SileroVad.load();
@@ -56,6 +58,7 @@ export async function createServices(
     timeoutMs: config.events.timeoutMs,
     concurrency: config.events.concurrency,
     relayIntervalMs: config.events.relayIntervalMs,
+    metrics,
   });
   const recorder = createTurnRecorder({
     store,
@@ -63,6 +66,7 @@ export async function createServices(
     logger,
     retryWindowMs: config.events.recordRetryMs,
     crashAfter: config.events.crashAfterRecord,
+    metrics,
   });
   const llm = new OpenAiLlm({ apiKey: config.openai.apiKey, baseUrl: config.openai.baseUrl });
   const responder = new Responder({
@@ -71,6 +75,7 @@ export async function createServices(
     llmFor: () => llm,
     llmTimeoutMs: config.llm.timeoutMs,
     historyMessages: config.llm.historyMessages,
+    metrics,
   });
   const rag = new RagService({
     config: config.rag,
@@ -92,18 +97,20 @@ export async function createServices(
     leaseTtlMs: config.sessionLeaseTtlMs,
   });
   const voiceDeps = { store, outbox, responder, speech, vad, rag, logger, recorder };
+  const supervisor = new SessionSupervisor({
+    store,
+    recorder,
+    logger,
+    leaseTtlMs: config.sessionLeaseTtlMs,
+    start: (agent, session, transport) => VoiceSession.start(voiceDeps, agent, session, transport),
+    onExpired: () => reaper.sweepSoon(),
+  });
+  metrics.countVoiceSessionsWith(() => supervisor.countByTransport());
   return {
     vad,
     speech,
     mediaTokens,
-    supervisor: new SessionSupervisor({
-      store,
-      recorder,
-      logger,
-      leaseTtlMs: config.sessionLeaseTtlMs,
-      start: (agent, session, transport) => VoiceSession.start(voiceDeps, agent, session, transport),
-      onExpired: () => reaper.sweepSoon(),
-    }),
+    supervisor,
     reaper,
     rateLimit: new TokenBucket(store.redis, store.keys, config.rateLimit),
     outbox,

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { isoNow } from '../clock.js';
 import { newId } from '../ids.js';
 import type { StoredAgent } from '../records/agent.js';
+import type { EventDeliveryObserver } from '../metrics/operator-metrics.js';
 import { bullConnection, closeQueue } from '../store/bullmq.js';
 import type { Store } from '../store/store.js';
 import type { AsyncEventType, EventEnvelope } from './event-types.js';
@@ -24,6 +25,8 @@ export interface OutboxOptions {
   concurrency: number;
   /** How often the relay reads the transactional outbox without being woken (other instances, a crashed one). */
   relayIntervalMs: number;
+  /** Counts delivery outcomes (operator metrics). */
+  metrics?: EventDeliveryObserver | undefined;
 }
 
 type DeliveryJob = OutboxEntry;
@@ -137,9 +140,13 @@ export class EventOutbox {
       prefix: `${this.options.prefix}:bull`,
       concurrency: this.options.concurrency,
     });
+    const metrics = this.options.metrics;
+    worker.on('completed', (job) => metrics?.eventDelivery(job.data.envelope.type, 'delivered'));
     worker.on('failed', (job, err) => {
       if (job === undefined) return;
-      if (job.attemptsMade < (job.opts.attempts ?? 1)) {
+      const retrying = job.attemptsMade < (job.opts.attempts ?? 1);
+      metrics?.eventDelivery(job.data.envelope.type, retrying ? 'retried' : 'failed');
+      if (retrying) {
         this.options.logger.info(
           { event_id: job.data.envelope.id, attempt: job.attemptsMade, err: err.message },
           'event delivery failed; will retry',

@@ -13,9 +13,12 @@ import { adminAuth } from './middleware/admin-auth.js';
 import { errorHandler } from './middleware/errors.js';
 import { jsonBody } from './middleware/json-body.js';
 import { requestId } from './middleware/request-id.js';
+import { requestMetrics } from './middleware/request-metrics.js';
+import { sdkCors } from './middleware/sdk-cors.js';
 import { buildOpenApi, openApiRoute } from './openapi.js';
 import { mountRoutes } from './route.js';
 import { adminAreas } from './routes/admin.js';
+import { clientRoutes } from './routes/client/client.routes.js';
 import { healthRoutes } from './routes/health/health.routes.js';
 import { panelMiddleware } from './routes/panel/panel.js';
 import { sdkArea } from './routes/sdk/sdk.area.js';
@@ -38,7 +41,7 @@ export interface ParleyApp {
 
 /**
  * Builds the HTTP app without listening, so tests drive it in-process. Middleware order:
- * request id → access log → error handler → body parser (POST/PUT/PATCH) → the matched route (area
+ * request id → request metrics → access log → SDK CORS → error handler → body parser (POST/PUT/PATCH) → the matched route (area
  * middleware → validation → handler) → for what no route matched, the router's 404/405/501.
  */
 export function createApp(deps: AppDeps): ParleyApp {
@@ -47,14 +50,16 @@ export function createApp(deps: AppDeps): ParleyApp {
   app.silent = true; // the error handler logs; Koa's default stderr printing would duplicate it
 
   const areas: Area[] = [
-    { prefix: '', admin: false, routes: [...healthRoutes(deps), openApiRoute(() => openapi)] },
+    { prefix: '', admin: false, routes: [...healthRoutes(deps), openApiRoute(() => openapi), ...clientRoutes()] },
     ...adminAreas(deps),
     sdkArea(deps),
   ];
   const openapi = buildOpenApi(areas);
 
   app.use(requestId());
+  app.use(requestMetrics(deps.metrics.operator));
   app.use(accessLog(logger));
+  app.use(sdkCors());
   app.use(errorHandler(logger));
   app.use(jsonBody(config.jsonLimitBytes));
 

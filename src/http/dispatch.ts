@@ -38,6 +38,7 @@ export function dispatchRoutes(router: Router): Middleware {
         const match = regexp.exec(path);
         if (match !== null) {
           ctx['params'] = layer.params(path, match.slice(1));
+          ctx['_matchedRoute'] = layer.path; // as @koa/router names it: the route pattern, for metrics
           return handler(ctx, next);
         }
       }

@@ -3,6 +3,7 @@ import { builtInPreset } from '../providers/catalog.js';
 import type { ChatMessage, LlmProvider } from '../providers/llm.js';
 import type { StoredAgent } from '../records/agent.js';
 import type { StoredPreset } from '../records/preset.js';
+import type { WebhookObserver } from '../metrics/operator-metrics.js';
 import type { Store } from '../store/store.js';
 import { callWebhook, type UpstreamFailure } from './webhook.js';
 
@@ -27,6 +28,8 @@ export interface ResponderOptions {
   llmTimeoutMs: number;
   /** Past messages sent to the LLM with each turn. */
   historyMessages: number;
+  /** Counts webhook outcomes and durations (operator metrics). */
+  metrics?: WebhookObserver | undefined;
 }
 
 const webhookErrorTypes: Record<Exclude<UpstreamFailure, 'aborted'>, string> = {
@@ -50,6 +53,7 @@ export class Responder {
 
   private async viaWebhook(agent: StoredAgent, turn: Turn, signal?: AbortSignal): Promise<Answer> {
     if (agent.webhook_url === null) {
+      this.options.metrics?.webhook('not_configured', 0);
       const errorId = await this.record(
         agent,
         turn,
@@ -65,6 +69,7 @@ export class Responder {
       { sessionId: turn.sessionId, transcript: turn.transcript, userId: turn.userId, context: turn.context },
       signal,
     );
+    this.options.metrics?.webhook(result.ok ? 'ok' : result.failure, result.latencyMs);
     if (result.ok) return { ok: true, text: result.response, source: 'webhook', latencyMs: result.latencyMs };
     if (result.failure === 'aborted')
       return { ok: false, aborted: true, errorId: null, message: result.message, latencyMs: result.latencyMs };

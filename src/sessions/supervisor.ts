@@ -47,6 +47,8 @@ export interface SupervisorOptions {
 
 interface Entry {
   agent: StoredAgent;
+  /** The transport the session runs on (for the live-session gauge). */
+  transport: MediaTransport['kind'];
   /** Set once the session runs; undefined while it is being claimed and started. */
   live: LiveSession | undefined;
   /** True once this process holds the session's lease. */
@@ -92,6 +94,14 @@ export class SessionSupervisor {
     return this.live.has(sessionId);
   }
 
+  /** Running sessions of this process by transport. */
+  countByTransport(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const entry of this.live.values())
+      if (entry.live !== undefined) counts.set(entry.transport, (counts.get(entry.transport) ?? 0) + 1);
+    return counts;
+  }
+
   /** Starts renewing leases. */
   start(): void {
     this.keeper.start();
@@ -104,7 +114,15 @@ export class SessionSupervisor {
     if (this.live.has(id)) return refused('already_connected');
     let resolveGone!: () => void;
     const gone = new Promise<void>((resolve) => (resolveGone = resolve));
-    const entry: Entry = { agent, live: undefined, claimed: false, stopRequested: false, gone, resolveGone };
+    const entry: Entry = {
+      agent,
+      transport: transport.kind,
+      live: undefined,
+      claimed: false,
+      stopRequested: false,
+      gone,
+      resolveGone,
+    };
     this.live.set(id, entry); // reserved before the first await
 
     let claim;

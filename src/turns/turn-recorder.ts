@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { AsyncEventType } from '../events/event-types.js';
 import type { EventOutbox } from '../events/outbox.js';
 import { outboxEntry, type OutboxEntry } from '../events/outbox-entry.js';
+import type { TurnObserver } from '../metrics/operator-metrics.js';
 import type { StoredAgent } from '../records/agent.js';
 import type { Message, MessageStatus } from '../records/conversation.js';
 import type { Session, SessionCreate, SessionEndReason } from '../records/session.js';
@@ -100,6 +101,8 @@ export interface TurnRecorderDeps {
   retryWindowMs?: number | undefined;
   /** Test hook: SIGKILL this process right after storing a record announced by this event. */
   crashAfter?: AsyncEventType | undefined;
+  /** Turn counts and latency histograms (operator metrics), observed here so every turn counts once. */
+  metrics?: TurnObserver | undefined;
 }
 
 const defaultRetryWindowMs = 30_000;
@@ -174,6 +177,7 @@ export function createTurnRecorder(deps: TurnRecorderDeps): SessionRecorder {
         timings: turn.timings,
         error_id: turn.errorId ?? null,
       });
+      if (turn.source !== 'greeting') deps.metrics?.turnAnswered(turn.channel, turn.status, turn.timings);
       const counted = turn.status !== 'failed' && turn.source !== 'greeting';
       const event = !counted
         ? null
@@ -201,6 +205,7 @@ export function createTurnRecorder(deps: TurnRecorderDeps): SessionRecorder {
     },
 
     async played(agent, session, messageId, played) {
+      deps.metrics?.turnPlayed(played.timings);
       const event = outboxEntry(agent, 'audio_ready', session.id, {
         message_id: messageId,
         turn: played.turn,

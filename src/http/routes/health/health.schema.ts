@@ -38,6 +38,20 @@ export const providersHealthSchema = z
   })
   .meta({ id: 'ProvidersHealth' });
 
+const latencySummarySchema = z
+  .object({
+    count: z.number().int(),
+    p50_ms: z.number().nullable(),
+    p90_ms: z.number().nullable(),
+  })
+  .meta({
+    id: 'LatencySummary',
+    description:
+      'Observations since this instance started, with p50/p90 interpolated from the Prometheus histogram buckets (null without observations)',
+  });
+
+const countsSchema = z.record(z.string(), z.number().int());
+
 export const metricsJsonSchema = z
   .object({
     uptime_s: z.number(),
@@ -63,5 +77,32 @@ export const metricsJsonSchema = z
         .nullable()
         .meta({ description: 'Running voice sessions, all replicas; null if Redis is down' }),
     }),
+    http: z
+      .object({ requests: z.number().int(), by_status_class: countsSchema, latency: latencySummarySchema })
+      .meta({ description: 'HTTP requests served by this instance (`parley_http_request_duration_seconds`)' }),
+    turns: z
+      .object({
+        total: z.number().int(),
+        by_status: countsSchema,
+        latency: z.object({
+          endpointing: latencySummarySchema,
+          stt: latencySummarySchema,
+          response: latencySummarySchema,
+          first_audio: latencySummarySchema,
+          end_to_end: latencySummarySchema,
+        }),
+      })
+      .meta({
+        description: 'Agent answers recorded by this instance (`parley_turns_total`, `parley_turn_latency_seconds`)',
+      }),
+    webhooks: z
+      .object({ total: z.number().int(), by_outcome: countsSchema, latency: latencySummarySchema })
+      .meta({ description: 'Webhook calls by outcome (`parley_webhook_duration_seconds`)' }),
+    events: z
+      .object({ delivered: z.number().int(), retried: z.number().int(), failed: z.number().int() })
+      .meta({ description: 'Async event delivery attempts by outcome (`parley_event_deliveries_total`)' }),
+    voice_sessions: z
+      .object({ by_transport: countsSchema })
+      .meta({ description: 'Voice sessions running in this instance by transport (`parley_voice_sessions`)' }),
   })
   .meta({ id: 'Metrics' });
