@@ -6,6 +6,7 @@ import { Metrics } from './metrics.js';
 import { createServices, type Services } from './services.js';
 import { ProviderSet, type SpeechProviders } from './providers/speech-providers.js';
 import { MediaServer } from './realtime/websocket/media-server.js';
+import type { LivekitPlaneOverrides } from './realtime/livekit/livekit-plane.js';
 import { ProviderRegistry, type ProviderRegistryOptions } from './providers/registry.js';
 import { connectRedis, type Redis } from './store/redis.js';
 import { Store } from './store/store.js';
@@ -28,6 +29,8 @@ export interface OpenParleyOptions {
   providers?: ProviderRegistryOptions;
   /** STT/TTS providers for voice sessions; by default the ones each preset names. */
   speech?: SpeechProviders;
+  /** LiveKit seams for tests and benches: how rooms are joined, worker timings. */
+  livekit?: LivekitPlaneOverrides;
 }
 
 /** Wires one Parley instance: Redis, store, providers, metrics and the HTTP app. Used by main.ts and tests. */
@@ -43,11 +46,12 @@ export async function openParley(
   // Providers we create we also close (their model workers); injected ones belong to the caller.
   const ownSpeech = options.speech === undefined ? new ProviderSet(config, registry) : undefined;
   const speech = options.speech ?? ownSpeech!;
-  const services = await createServices(config, store, logger, speech);
+  const services = await createServices(config, store, logger, speech, options.livekit);
   const media = new MediaServer({ store, tokens: services.mediaTokens, supervisor: services.supervisor, logger });
   services.outbox.startWorker();
   services.sweeper.start();
   services.rag.start();
+  services.livekit.start();
   const { app, areas, router } = createApp({ config, store, logger, registry, metrics, services });
   let server: Server | undefined;
 
@@ -73,7 +77,9 @@ export async function openParley(
         });
       }),
     close: async () => {
-      // Voice sessions end cleanly first (records and session_end events), then HTTP stops.
+      // LiveKit stops taking jobs and lets its sessions finish (up to the drain timeout); then every
+      // voice session ends cleanly (records and session_end events), then HTTP stops.
+      await services.livekit.drain(config.drainTimeoutMs);
       await services.supervisor.drain(config.shutdownTimeoutMs);
       media.close();
       if (server !== undefined) {
@@ -83,6 +89,7 @@ export async function openParley(
           s.closeIdleConnections();
         });
       }
+      await services.livekit.close();
       metrics.stop();
       await services.sweeper.stop();
       await services.rag.close();

@@ -6,6 +6,7 @@ import { OpenAiLlm } from './providers/openai/openai-llm.js';
 import { RagService } from './rag/rag-service.js';
 import { TokenBucket } from './ratelimit/token-bucket.js';
 import { VoiceSessions } from './realtime/voice-sessions.js';
+import { LivekitPlane, type LivekitPlaneOverrides } from './realtime/livekit/livekit-plane.js';
 import { Responder } from './respond/responder.js';
 import { SileroVad } from './pipeline/vad/silero-vad.js';
 import type { SpeechProviders } from './providers/speech-providers.js';
@@ -28,6 +29,8 @@ export interface Services {
   supervisor: SessionSupervisor;
   /** RAG: documents, ingestion, hybrid search, context for turns. */
   rag: RagService;
+  /** LiveKit: agent worker and in-process jobs, server API, instance heartbeats (src/realtime/livekit). */
+  livekit: LivekitPlane;
 }
 
 export async function createServices(
@@ -35,6 +38,7 @@ export async function createServices(
   store: Store,
   logger: Logger,
   speech: SpeechProviders,
+  livekitOverrides?: LivekitPlaneOverrides,
 ): Promise<Services> {
   // One Silero session per process, shared by every voice session.
   const vad = await SileroVad.load();
@@ -66,11 +70,13 @@ export async function createServices(
   });
   const { url, apiKey, apiSecret } = config.livekit;
   const mediaTokens = new MediaTokens(config.adminApiKey);
+  const supervisor = new SessionSupervisor({ store, outbox, responder, speech, vad, rag, logger }, logger);
   return {
     vad,
     speech,
     mediaTokens,
-    supervisor: new SessionSupervisor({ store, outbox, responder, speech, vad, rag, logger }, logger),
+    supervisor,
+    livekit: new LivekitPlane({ config, store, outbox, supervisor, logger, overrides: livekitOverrides }),
     rateLimit: new TokenBucket(store.redis, store.keys, config.rateLimit),
     outbox,
     responder,
@@ -84,6 +90,7 @@ export async function createServices(
       tokenTtlS: config.livekitTokenTtlS,
       mediaTokens,
       publicUrl: config.publicUrl,
+      livekitAgentName: config.livekit.agentName,
     }),
     sweeper: new IdleSweeper({
       store,

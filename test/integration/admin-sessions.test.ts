@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../src/errors.js';
-import type { Session } from '../../src/records/session.js';
+import { sessionEndReasons, type Session } from '../../src/records/session.js';
 import { parleyForFile } from '../support/parley.js';
 
 const bed = parleyForFile();
@@ -227,7 +227,11 @@ describe('GET /admin/v1/sessions/stats/overview', () => {
       active: 1,
       ended: 2,
       by_type: { chat: 2, voice: 1 },
-      by_end_reason: { idle_timeout: 0, max_duration: 1, client_hangup: 1, agent_deleted: 0, error: 0, shutdown: 0 },
+      by_end_reason: {
+        ...Object.fromEntries(sessionEndReasons.map((r) => [r, 0])),
+        max_duration: 1,
+        client_hangup: 1,
+      },
       avg_duration_ms: 4000,
       turns: 3,
       started_last_24h: 2,
