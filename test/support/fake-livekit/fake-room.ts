@@ -167,6 +167,9 @@ export class FakeRoom implements AgentRoom {
 export class RecordingAudioOut implements AgentAudioOut {
   readonly trackSid = 'TR_agent';
   readonly frames: AudioFrame[] = [];
+  /** performance.now() of each frame captured, and of each clearQueue. */
+  readonly frameTimes: number[] = [];
+  readonly clearTimes: number[] = [];
   clears = 0;
   /** Frames captured before each `clearQueue`, so a test can see audio was queued when barge-in came. */
   readonly queuedAtClear: number[] = [];
@@ -184,11 +187,13 @@ export class RecordingAudioOut implements AgentAudioOut {
 
   async captureFrame(frame: AudioFrame): Promise<void> {
     this.frames.push(frame);
+    this.frameTimes.push(performance.now());
     await this.source?.captureFrame(frame);
   }
 
   clearQueue(): void {
     this.clears++;
+    this.clearTimes.push(performance.now());
     this.queuedAtClear.push(this.source?.queuedDuration ?? 0);
     this.source?.clearQueue();
   }
