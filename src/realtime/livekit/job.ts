@@ -56,7 +56,9 @@ export class LivekitJob {
   private resolveDone!: () => void;
   private room: AgentRoom | undefined;
   private transport: LivekitTransport | undefined;
-  private ending = false;
+  /** Set by `end`: why the room side ended the session. */
+  private ending: { reason: RoomEndReason; error: string | null } | false = false;
+  private recorded = false;
   private left = false;
   private failure: string | null = null;
 
@@ -98,6 +100,11 @@ export class LivekitJob {
       });
       const session = plan.session ?? (await this.createSession(user.identity));
       this.sessionId = session.id;
+      if (this.ending) {
+        // The room went away while the session was being set up: record the end that came.
+        await this.recordEnd();
+        return void (await this.leave());
+      }
       await this.link(session.id);
       const transport = new LivekitTransport(
         room,
@@ -123,29 +130,38 @@ export class LivekitJob {
   /** Ends the session from the room's side with `reason` (an error record when `error` is set) and leaves. */
   async end(reason: RoomEndReason, error: string | null): Promise<void> {
     if (this.ending) return;
-    this.ending = true;
-    const { deps, plan } = this;
-    const sessionId = this.sessionId;
-    if (sessionId !== null) {
-      if (error !== null) {
-        this.failure = error;
-        await deps.store.errors
-          .record({
-            type: reason === 'error' ? 'livekit_job_failed' : reason,
-            message: error,
-            agent_id: plan.agent.id,
-            session_id: sessionId,
-            details: { job_id: this.job.id, room: this.roomName },
-          })
-          .catch((err: unknown) => deps.logger.error({ err }, 'could not record a LiveKit session error'));
-      }
-      await deps.recorder
-        .ended(plan.agent, sessionId, reason, { error, session_type: 'voice' })
-        .catch((err: unknown) => deps.logger.error({ err, session_id: sessionId }, 'could not end a LiveKit session'));
-    }
-    deps.logger.info({ job_id: this.job.id, session_id: sessionId, reason }, 'LiveKit session ended from the room');
+    this.ending = { reason, error };
+    await this.recordEnd();
+    this.deps.logger.info(
+      { job_id: this.job.id, session_id: this.sessionId, reason },
+      'LiveKit session ended from the room',
+    );
     if (this.transport !== undefined) this.transport.close();
     else await this.leave();
+  }
+
+  /** Writes the pending end (error record, session end, `session_end`) once a session exists. */
+  private async recordEnd(): Promise<void> {
+    const { deps, plan, ending } = this;
+    const sessionId = this.sessionId;
+    if (sessionId === null || ending === false || this.recorded) return;
+    this.recorded = true;
+    const { reason, error } = ending;
+    if (error !== null) {
+      this.failure = error;
+      await deps.store.errors
+        .record({
+          type: reason === 'error' ? 'livekit_job_failed' : reason,
+          message: error,
+          agent_id: plan.agent.id,
+          session_id: sessionId,
+          details: { job_id: this.job.id, room: this.roomName },
+        })
+        .catch((err: unknown) => deps.logger.error({ err }, 'could not record a LiveKit session error'));
+    }
+    await deps.recorder
+      .ended(plan.agent, sessionId, reason, { error, session_type: 'voice' })
+      .catch((err: unknown) => deps.logger.error({ err, session_id: sessionId }, 'could not end a LiveKit session'));
   }
 
   private async fail(err: unknown): Promise<void> {

@@ -119,8 +119,12 @@ export class LivekitWorker {
     this.wakeUp?.();
     for (const timer of this.pending.values()) clearTimeout(timer);
     this.pending.clear();
-    this.ws?.close(1000, 'worker stopping');
+    const ws = this.ws;
+    ws?.close(1000, 'worker stopping');
+    // A server that never answers the close frame does not hold shutdown up.
+    const force = setTimeout(() => ws?.terminate(), 1_000);
     await this.loop;
+    clearTimeout(force);
   }
 
   private async run(): Promise<void> {
@@ -164,11 +168,13 @@ export class LivekitWorker {
   /** One connection: open, register, serve until it closes. Rejects with why it ended. */
   private async session(): Promise<void> {
     const token = await mintWorkerToken(this.o.credentials);
+    if (this.stopped) return;
     const ws = new WebSocket(workerUrl(this.o.credentials.url), {
       headers: { Authorization: `Bearer ${token}` },
       handshakeTimeout: this.o.registerTimeoutMs ?? 10_000,
     });
     this.ws = ws;
+    ws.on('error', (err) => this.o.logger.debug({ err }, 'LiveKit worker socket error'));
     let statusTimer: NodeJS.Timeout | undefined;
     try {
       await new Promise<void>((resolve, reject) => {
@@ -178,7 +184,6 @@ export class LivekitWorker {
           reject(new Error(`LiveKit refused the worker connection: HTTP ${res.statusCode}`)),
         );
       });
-      ws.on('error', (err) => this.o.logger.warn({ err }, 'LiveKit worker socket error'));
       const closed = new Promise<void>((resolve, reject) =>
         ws.once('close', (code, reason) =>
           this.stopped
@@ -187,8 +192,13 @@ export class LivekitWorker {
         ),
       );
       const registered = this.register(ws);
+      // Both are awaited below; marked handled now so that whichever loses the race cannot surface
+      // later as an unhandled rejection.
+      closed.catch(() => undefined);
+      registered.catch(() => undefined);
       ws.on('message', (data, isBinary) => this.onMessage(data, isBinary));
       await Promise.race([registered, closed]);
+      if (this.stopped) return;
       this.s.connection = 'registered';
       this.s.reason = null;
       this.s.reconnectAttempts = 0;
@@ -211,6 +221,7 @@ export class LivekitWorker {
         () => reject(new Error('LiveKit did not answer the registration')),
         this.o.registerTimeoutMs ?? 10_000,
       );
+      ws.once('close', () => clearTimeout(timer));
       const onMessage = (data: RawData, isBinary: boolean) => {
         const msg = decode(data, isBinary);
         if (msg?.message.case !== 'register') return;

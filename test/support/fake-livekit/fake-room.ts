@@ -155,6 +155,8 @@ export class FakeRoom implements AgentRoom {
   async disconnect(): Promise<void> {
     this.disconnected = true;
     this.user?.frames.end();
+    this.userWaiter?.(null);
+    this.userWaiter = null;
     await this.out.close();
   }
 
