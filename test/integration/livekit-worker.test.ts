@@ -230,6 +230,24 @@ describe('jobs', () => {
     );
   });
 
+  it('a room that cannot be joined fails the job: error record, session ended `error`, JS_FAILED', async () => {
+    const a = await agent();
+    const s = await sdkSession(a.agent_token);
+    rooms.failNextJoin = 'signal connection refused';
+    const { job } = await fake.dispatch(s.room, s.dispatch.agentName, s.dispatch.metadata);
+    await eventually(
+      () => fake.jobs.get(job.id)!.statuses,
+      (x) => x.at(-1) === JobStatus.JS_FAILED,
+      { what: 'failed' },
+    );
+    expect(fake.jobs.get(job.id)!.errors[0]).toMatch(/signal connection refused/);
+    expect(await session(s.sessionId)).toMatchObject({ status: 'ended', end_reason: 'error' });
+    const errors = await p.request('GET', `/admin/v1/errors?agent_id=${a.id}`);
+    expect(errors.body.data).toEqual([
+      expect.objectContaining({ type: 'livekit_job_failed', session_id: s.sessionId }),
+    ]);
+  });
+
   it('refuses jobs past PARLEY_MAX_SESSIONS and reports WS_FULL', async () => {
     const a = await agent();
     const meta = JSON.stringify({ agent_id: a.id });

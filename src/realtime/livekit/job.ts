@@ -38,6 +38,9 @@ export interface JobDeps {
   outputSampleRate: number;
 }
 
+/** A room that cannot be joined in this long fails the job (nothing waits forever). */
+const roomJoinTimeoutMs = 20_000;
+
 /** How long a room link outlives a crashed instance that never removed it. */
 const linkTtlMs = 24 * 3_600_000;
 
@@ -83,7 +86,7 @@ export class LivekitJob {
   async run(url: string, token: string): Promise<void> {
     const { deps, plan } = this;
     try {
-      const room = await deps.connect(url, token);
+      const room = await joinWithin(deps.connect(url, token), roomJoinTimeoutMs);
       this.room = room;
       room.onDisconnected((cause) =>
         cause === 'room_closed'
@@ -239,5 +242,17 @@ export class LivekitJob {
       })
       .pExpire(key, linkTtlMs)
       .exec();
+  }
+}
+
+async function joinWithin(joining: Promise<AgentRoom>, ms: number): Promise<AgentRoom> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`could not join the room within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([joining, timeout]);
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -25,7 +25,13 @@ export class FakeRooms {
     private readonly options: { realAudioSource?: boolean } = {},
   ) {}
 
+  /** When set, the next join fails with this message (LiveKit unreachable, a bad token). */
+  failNextJoin: string | null = null;
+
   readonly connect: RoomConnector = async (url, token) => {
+    const failure = this.failNextJoin;
+    this.failNextJoin = null;
+    if (failure !== null) throw new Error(failure);
     const claims = await new TokenVerifier(this.apiKey, this.apiSecret).verify(token);
     const name = claims.video?.room;
     if (claims.video?.roomJoin !== true || name === undefined || claims.sub === undefined)
