@@ -1,18 +1,21 @@
 import {
-  JobStatus,
-  JobType,
-  ParticipantPermission,
-  ServerMessage,
-  WorkerMessage,
   WorkerStatus,
   type AvailabilityRequest,
   type Job,
   type JobAssignment,
+  type JobStatus,
+  type WorkerMessage,
 } from '@livekit/protocol';
 import type { Logger } from 'pino';
 import { WebSocket, type RawData } from 'ws';
-import { lk } from './livekit-transport.js';
 import { mintWorkerToken, workerUrl, type LivekitCredentials } from './tokens.js';
+import {
+  availabilityMessage,
+  decodeServerMessage,
+  jobStatusMessage,
+  registerMessage,
+  statusMessage,
+} from './worker-messages.js';
 
 /** What the worker asks of whoever runs the jobs (LivekitJobs). */
 export interface JobHost {
@@ -110,7 +113,7 @@ export class LivekitWorker {
 
   /** Tells LiveKit how a job went (running, success, failed). */
   jobStatus(jobId: string, status: JobStatus, error = ''): void {
-    this.send(new WorkerMessage({ message: { case: 'updateJob', value: { jobId, status, error } } }));
+    this.send(jobStatusMessage(jobId, status, error));
   }
 
   async stop(): Promise<void> {
@@ -223,7 +226,7 @@ export class LivekitWorker {
       );
       ws.once('close', () => clearTimeout(timer));
       const onMessage = (data: RawData, isBinary: boolean) => {
-        const msg = decode(data, isBinary);
+        const msg = decodeServerMessage(data, isBinary);
         if (msg?.message.case !== 'register') return;
         clearTimeout(timer);
         ws.off('message', onMessage);
@@ -236,30 +239,12 @@ export class LivekitWorker {
       };
       ws.on('message', onMessage);
     });
-    ws.send(
-      new WorkerMessage({
-        message: {
-          case: 'register',
-          value: {
-            type: JobType.JT_ROOM,
-            agentName: this.o.agentName,
-            version: this.o.version,
-            allowedPermissions: new ParticipantPermission({
-              canPublish: true,
-              canSubscribe: true,
-              canPublishData: true,
-              canUpdateMetadata: true,
-              agent: true,
-            }),
-          },
-        },
-      }).toBinary(),
-    );
+    ws.send(registerMessage(this.o.agentName, this.o.version).toBinary());
     return answered;
   }
 
   private onMessage(data: RawData, isBinary: boolean): void {
-    const msg = decode(data, isBinary);
+    const msg = decodeServerMessage(data, isBinary);
     if (msg === undefined) {
       this.o.logger.warn('LiveKit sent a worker message that is not a protobuf ServerMessage');
       return;
@@ -292,22 +277,7 @@ export class LivekitWorker {
     }
     if (!answer.available)
       this.o.logger.info({ job_id: job.id, room: job.room?.name, reason: answer.reason }, 'LiveKit job refused');
-    this.send(
-      new WorkerMessage({
-        message: {
-          case: 'availability',
-          value: answer.available
-            ? {
-                jobId: job.id,
-                available: true,
-                participantIdentity: `agent-${job.id}`,
-                participantName: this.o.agentName,
-                participantAttributes: { [lk.agentName]: this.o.agentName, [lk.agentState]: 'initializing' },
-              }
-            : { jobId: job.id, available: false },
-        },
-      }),
-    );
+    this.send(availabilityMessage(job.id, answer.available, this.o.agentName));
     if (!answer.available) return;
     this.pending.set(
       job.id,
@@ -340,11 +310,7 @@ export class LivekitWorker {
     if (status !== this.lastStatus && this.lastStatus !== undefined)
       this.o.logger.info({ load, status: WorkerStatus[status] }, 'LiveKit worker availability changed');
     this.lastStatus = status;
-    this.send(
-      new WorkerMessage({
-        message: { case: 'updateWorker', value: { status, load, jobCount: this.o.jobs.jobCount } },
-      }),
-    );
+    this.send(statusMessage(status, load, this.o.jobs.jobCount));
   }
 
   /** Sends on the live connection; while there is none the message is dropped (LiveKit re-offers after a reconnect). */
@@ -353,15 +319,3 @@ export class LivekitWorker {
     if (ws !== undefined && ws.readyState === ws.OPEN) ws.send(msg.toBinary());
   }
 }
-
-function decode(data: RawData, isBinary: boolean): ServerMessage | undefined {
-  if (!isBinary) return undefined;
-  const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as Buffer);
-  try {
-    return ServerMessage.fromBinary(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-  } catch {
-    return undefined;
-  }
-}
-
-export { JobStatus };
