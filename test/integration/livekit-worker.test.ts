@@ -248,6 +248,40 @@ describe('jobs', () => {
     ]);
   });
 
+  it('an accepted job that is never assigned gives its reservation back', async () => {
+    const a = await agent();
+    const [worker] = fake.registered(agentName);
+    const { job } = await fake.dispatch('never-assigned', 'nobody', JSON.stringify({ agent_id: a.id }));
+    expect((await worker!.offer(job)).available).toBe(true); // no assignment follows
+    await eventually(
+      () => worker!.reports.at(-1)!,
+      (r) => r.load === 0.5,
+      { what: 'reserved' },
+    );
+    await eventually(
+      () => worker!.reports.at(-1)!,
+      (r) => r.load === 0,
+      { what: 'released', timeoutMs: 10_000 },
+    );
+  });
+
+  it('a session that ends on its own (idle timeout) leaves the room and reports JS_SUCCESS', async () => {
+    const created = await p.request('POST', '/admin/v1/agents', {
+      body: { name: 'Idle', greeting: null, idle_timeout_ms: 5_000 },
+    });
+    const { job } = await fake.dispatch('idle-1', agentName, JSON.stringify({ agent_id: created.body.id }));
+    const room = await rooms.joined('idle-1');
+    room.userJoins('quiet-user');
+    await eventually(() => room.disconnected, Boolean, { what: 'left after idle timeout', timeoutMs: 15_000 });
+    const list = await p.request('GET', `/admin/v1/sessions?agent_id=${created.body.id}`);
+    expect(list.body.data[0]).toMatchObject({ status: 'ended', end_reason: 'idle_timeout' });
+    await eventually(
+      () => fake.jobs.get(job.id)!.statuses,
+      (x) => x.at(-1) === JobStatus.JS_SUCCESS,
+      { what: 'success' },
+    );
+  });
+
   it('refuses jobs past PARLEY_MAX_SESSIONS and reports WS_FULL', async () => {
     const a = await agent();
     const meta = JSON.stringify({ agent_id: a.id });

@@ -143,6 +143,7 @@ export class FakeLivekit {
     this.server = createServer((req, res) => void this.onHttp(req, res));
     this.wss = new WebSocketServer({ noServer: true });
     this.server.on('upgrade', (req, socket, head) => {
+      socket.on('error', () => socket.destroy()); // a client that hung up during the handshake
       void this.authorize(req.headers.authorization, (g) => g.video?.agent === true).then((ok) => {
         if (!ok || new URL(req.url ?? '/', 'http://x').pathname !== '/agent') {
           socket.end('HTTP/1.1 401 Unauthorized\r\nConnection: close\r\n\r\n');
@@ -224,6 +225,7 @@ export class FakeWorker {
   ) {
     socket.on('message', (data: Buffer) => this.onMessage(WorkerMessage.fromBinary(new Uint8Array(data))));
     socket.on('close', () => (this.open = false));
+    socket.on('error', () => (this.open = false)); // a worker that went away mid-write: it is simply gone
   }
 
   send(message: PartialMessage<ServerMessage>['message']): void {
