@@ -89,6 +89,13 @@ export const envSchema = z.object({
   LIVEKIT_URL: optionalUrl(['ws:', 'wss:', 'http:', 'https:']),
   LIVEKIT_API_KEY: optionalString,
   LIVEKIT_API_SECRET: optionalString,
+  PARLEY_LIVEKIT_AGENT_NAME: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, _ . and - only (at most 64)')
+    .default('parley'),
+  PARLEY_MAX_SESSIONS: int(1, 100_000).default(100),
+  PARLEY_DRAIN_TIMEOUT_MS: int(0, 3_600_000).default(10_000),
 });
 
 export interface Config {
@@ -135,7 +142,13 @@ export interface Config {
     readonly url: string | undefined;
     readonly apiKey: string | undefined;
     readonly apiSecret: string | undefined;
+    /** The name Parley registers under as a LiveKit agent worker (token room config, dispatch API, SIP rules). */
+    readonly agentName: string;
   };
+  /** Live voice sessions this process takes; past it, LiveKit jobs are refused and load reads 1. */
+  readonly maxSessions: number;
+  /** On SIGTERM, how long live LiveKit sessions may go on before they are ended (`shutdown`). */
+  readonly drainTimeoutMs: number;
 }
 
 /** RAG: embeddings, upload limit, chunking, retrieval and ingestion (src/rag). */
@@ -244,6 +257,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ingestConcurrency: e.PARLEY_RAG_INGEST_CONCURRENCY,
       jobLockMs: e.PARLEY_RAG_JOB_LOCK_MS,
     }),
-    livekit: Object.freeze({ url: e.LIVEKIT_URL, apiKey: e.LIVEKIT_API_KEY, apiSecret: e.LIVEKIT_API_SECRET }),
+    livekit: Object.freeze({
+      url: e.LIVEKIT_URL,
+      apiKey: e.LIVEKIT_API_KEY,
+      apiSecret: e.LIVEKIT_API_SECRET,
+      agentName: e.PARLEY_LIVEKIT_AGENT_NAME,
+    }),
+    maxSessions: e.PARLEY_MAX_SESSIONS,
+    drainTimeoutMs: e.PARLEY_DRAIN_TIMEOUT_MS,
   });
 }

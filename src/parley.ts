@@ -8,6 +8,7 @@ import { createServices, type Services } from './services.js';
 import { Embedders } from './providers/embedders.js';
 import { ProviderSet, type SpeechProviders } from './providers/speech-providers.js';
 import { MediaServer } from './realtime/websocket/media-server.js';
+import type { LivekitPlaneOverrides } from './realtime/livekit/livekit-plane.js';
 import { ProviderRegistry, type ProviderRegistryOptions } from './providers/registry.js';
 import { closeRedis, connectRedis, type Redis } from './store/redis.js';
 import { Store } from './store/store.js';
@@ -30,6 +31,8 @@ export interface OpenParleyOptions {
   providers?: ProviderRegistryOptions;
   /** STT/TTS providers for voice sessions; by default the ones each preset names. */
   speech?: SpeechProviders;
+  /** LiveKit seams for tests and benches: how rooms are joined, worker timings. */
+  livekit?: LivekitPlaneOverrides;
 }
 
 /** Wires one Parley instance: Redis, store, providers, metrics and the HTTP app. Used by main.ts and tests. */
@@ -47,7 +50,7 @@ export async function openParley(
   const speech = options.speech ?? ownSpeech!;
   // Closed by services.rag.close().
   const embedders = new Embedders(config.rag.embedding, (id) => registry.modelDir(id));
-  const services = await createServices(config, store, logger, speech, embedders, metrics.operator);
+  const services = await createServices(config, store, logger, speech, embedders, metrics.operator, options.livekit);
   const media = new MediaServer({ store, tokens: services.mediaTokens, supervisor: services.supervisor, logger });
   services.outbox.startWorker();
   services.outbox.startRelay();
@@ -55,6 +58,7 @@ export async function openParley(
   services.supervisor.start();
   services.reaper.start();
   services.rag.start();
+  services.livekit.start();
   const { app, areas, router } = createApp({ config, store, logger, registry, metrics, services });
   let server: Server | undefined;
 
@@ -81,7 +85,9 @@ export async function openParley(
         });
       }),
     close: async () => {
-      // Voice sessions end cleanly first (records and session_end events), then HTTP stops.
+      // LiveKit stops taking jobs and lets its sessions finish (up to the drain timeout); then every
+      // voice session ends cleanly (records and session_end events), then HTTP stops.
+      await services.livekit.drain(config.drainTimeoutMs);
       await services.supervisor.drain(config.shutdownTimeoutMs);
       // Voice records still retrying (Redis was away) get their bounded chance before Redis closes.
       await services.recorder.drain(config.shutdownTimeoutMs);
@@ -93,6 +99,7 @@ export async function openParley(
           s.closeIdleConnections();
         });
       }
+      await services.livekit.close();
       metrics.stop();
       await services.reaper.stop();
       await services.sweeper.stop();

@@ -7,6 +7,7 @@ import { OpenAiLlm } from './providers/openai/openai-llm.js';
 import { RagService } from './rag/rag-service.js';
 import { TokenBucket } from './ratelimit/token-bucket.js';
 import { VoiceSessions } from './realtime/voice-sessions.js';
+import { LivekitPlane, type LivekitPlaneOverrides } from './realtime/livekit/livekit-plane.js';
 import { Responder } from './respond/responder.js';
 import type { OperatorMetrics } from './metrics/operator-metrics.js';
 import { SileroVad } from './pipeline/vad/silero-vad.js';
@@ -37,6 +38,8 @@ export interface Services {
   reaper: SessionReaper;
   /** RAG: documents, ingestion, hybrid search, context for turns. */
   rag: RagService;
+  /** LiveKit: agent worker and in-process jobs, server API, instance heartbeats (src/realtime/livekit). */
+  livekit: LivekitPlane;
 }
 
 export async function createServices(
@@ -46,6 +49,7 @@ export async function createServices(
   speech: SpeechProviders,
   embedders: Embedders,
   metrics: OperatorMetrics,
+  livekitOverrides?: LivekitPlaneOverrides,
 ): Promise<Services> {
   // One Silero session per process, shared by every voice session.
   const vad = await SileroVad.load();
@@ -112,6 +116,7 @@ export async function createServices(
     mediaTokens,
     supervisor,
     reaper,
+    livekit: new LivekitPlane({ config, store, outbox, recorder, supervisor, logger, overrides: livekitOverrides }),
     rateLimit: new TokenBucket(store.redis, store.keys, config.rateLimit),
     outbox,
     recorder,
@@ -127,6 +132,7 @@ export async function createServices(
       connectWindowMs: config.voiceConnectWindowMs,
       mediaTokens,
       publicUrl: config.publicUrl,
+      livekitAgentName: config.livekit.agentName,
     }),
     sweeper: new IdleSweeper({
       store,

@@ -25,6 +25,8 @@ export interface VoiceSessionOptions {
   mediaTokens: MediaTokens;
   /** PARLEY_PUBLIC_URL: the address clients reach; else the request's own origin is used. */
   publicUrl: string | undefined;
+  /** PARLEY_LIVEKIT_AGENT_NAME: the agent worker the token's room configuration dispatches (default `parley`). */
+  livekitAgentName?: string | undefined;
 }
 
 export type VoiceTransport = 'livekit' | 'websocket';
@@ -74,6 +76,10 @@ export class VoiceSessions {
       identity: userId ?? `user-${randomBytes(6).toString('hex')}`,
       ttlS: this.o.tokenTtlS,
       metadata: { session_id: session.id, agent_id: agent.id },
+      dispatch: {
+        agentName: this.o.livekitAgentName ?? 'parley',
+        metadata: { session_id: session.id, agent_id: agent.id },
+      },
     });
     return { session_id: session.id, connection_token: connectionToken, connection_url: clientUrl(livekit.url) };
   }

@@ -13,6 +13,12 @@ export const sessionEndReasons = [
   'shutdown',
   'never_connected',
   'owner_lost',
+  // LiveKit sessions (src/realtime/livekit): the user left the room, the room was closed or deleted,
+  // LiveKit terminated the job, or the agent's connection to the room was lost.
+  'participant_left',
+  'room_closed',
+  'job_terminated',
+  'livekit_disconnected',
 ] as const;
 
 export type SessionType = (typeof sessionTypes)[number];

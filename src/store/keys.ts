@@ -158,4 +158,18 @@ export class Keys {
   ragAgents(): string {
     return this.k('rag', 'agents');
   }
+
+  // LiveKit (src/realtime/livekit)
+  /** Parley instances by last heartbeat (zset, ms), for worker-status. */
+  livekitInstances(): string {
+    return this.k('livekit', 'instances');
+  }
+  /** One instance's last heartbeat (JSON, expires when the instance stops beating). */
+  livekitInstance(instanceId: string): string {
+    return this.k('livekit', 'instance', instanceId);
+  }
+  /** The session and job a LiveKit room is linked to (hash), while the job runs. */
+  livekitRoom(room: string): string {
+    return this.k('livekit', 'room', room);
+  }
 }

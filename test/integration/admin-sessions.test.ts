@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../src/errors.js';
-import type { Session } from '../../src/records/session.js';
+import { sessionEndReasons, type Session } from '../../src/records/session.js';
 import { parleyForFile } from '../support/parley.js';
 import { createAgent } from '../support/agents.js';
 
@@ -223,14 +223,9 @@ describe('GET /admin/v1/sessions/stats/overview', () => {
       ended: 2,
       by_type: { chat: 2, voice: 1 },
       by_end_reason: {
-        idle_timeout: 0,
+        ...Object.fromEntries(sessionEndReasons.map((r) => [r, 0])),
         max_duration: 1,
         client_hangup: 1,
-        agent_deleted: 0,
-        error: 0,
-        shutdown: 0,
-        never_connected: 0,
-        owner_lost: 0,
       },
       avg_duration_ms: 4000,
       turns: 3,

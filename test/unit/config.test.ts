@@ -142,8 +142,18 @@ describe('loadConfig', () => {
     const all = { LIVEKIT_URL: 'wss://lk.example.com', LIVEKIT_API_KEY: 'APIkey', LIVEKIT_API_SECRET: 'secret' };
 
     it('accepts none and all three', () => {
-      expect(loadConfig({}).livekit).toEqual({ url: undefined, apiKey: undefined, apiSecret: undefined });
-      expect(loadConfig(all).livekit).toEqual({ url: all.LIVEKIT_URL, apiKey: 'APIkey', apiSecret: 'secret' });
+      expect(loadConfig({}).livekit).toEqual({
+        url: undefined,
+        apiKey: undefined,
+        apiSecret: undefined,
+        agentName: 'parley',
+      });
+      expect(loadConfig(all).livekit).toEqual({
+        url: all.LIVEKIT_URL,
+        apiKey: 'APIkey',
+        apiSecret: 'secret',
+        agentName: 'parley',
+      });
     });
 
     it.each(Object.keys(all))('rejects a partial set without %s', (missing) => {

@@ -1,0 +1,255 @@
+import { JobStatus, type Job } from '@livekit/protocol';
+import type { Logger } from 'pino';
+import type { EventOutbox } from '../../events/outbox.js';
+import type { StoredAgent } from '../../records/agent.js';
+import type { Session, SessionEndReason } from '../../records/session.js';
+import type { SessionSupervisor } from '../../sessions/supervisor.js';
+import type { Store } from '../../store/store.js';
+import type { SessionRecorder } from '../../turns/turn-recorder.js';
+import type { AgentRoom, RoomConnector } from './agent-room.js';
+import { LivekitTransport } from './livekit-transport.js';
+
+/** Why a LiveKit job ended a session from the room's side. */
+export type RoomEndReason = Extract<
+  SessionEndReason,
+  'participant_left' | 'room_closed' | 'job_terminated' | 'livekit_disconnected' | 'shutdown' | 'error'
+>;
+
+/** The agent a job runs and, for SDK sessions, the session it continues (else one is created). */
+export interface JobPlan {
+  agent: StoredAgent;
+  session: Session | null;
+}
+
+export interface JobDeps {
+  store: Store;
+  outbox: EventOutbox;
+  supervisor: SessionSupervisor;
+  recorder: SessionRecorder;
+  connect: RoomConnector;
+  logger: Logger;
+  /** Reports the job's status to LiveKit. */
+  status(jobId: string, status: JobStatus, error?: string): void;
+  instanceId: string;
+  workerId: () => string | null;
+  /** Microphone rate asked of LiveKit (resampled natively); the VAD's rate. */
+  inputSampleRate: number;
+  /** Rate of the agent's published track. */
+  outputSampleRate: number;
+}
+
+/** A room that cannot be joined in this long fails the job (nothing waits forever). */
+const roomJoinTimeoutMs = 20_000;
+
+/** How long a room link outlives a crashed instance that never removed it. */
+const linkTtlMs = 24 * 3_600_000;
+
+/**
+ * One LiveKit job, in this process: joins the room with the job's token, waits for the user's
+ * microphone, runs a VoiceSession on a LivekitTransport through the supervisor, and leaves the
+ * room when the session ends, whichever side ended it. Room-side ends (the user left, the room
+ * closed, the job was terminated, the connection was lost, shutdown) end the session record first,
+ * with that reason, through the turn recorder; the VoiceSession then finds it ended already.
+ */
+export class LivekitJob {
+  readonly done: Promise<void>;
+  readonly startedAt = Date.now();
+  sessionId: string | null;
+  userIdentity: string | null = null;
+  private resolveDone!: () => void;
+  private room: AgentRoom | undefined;
+  private transport: LivekitTransport | undefined;
+  /** Set by `end`: why the room side ended the session. */
+  private ending: { reason: RoomEndReason; error: string | null } | false = false;
+  private recorded = false;
+  private left = false;
+  private failure: string | null = null;
+
+  constructor(
+    readonly job: Job,
+    private readonly plan: JobPlan,
+    private readonly deps: JobDeps,
+  ) {
+    this.done = new Promise((resolve) => (this.resolveDone = resolve));
+    this.sessionId = plan.session?.id ?? null;
+  }
+
+  get roomName(): string {
+    return this.job.room?.name ?? this.room?.name ?? '';
+  }
+
+  get agentId(): string {
+    return this.plan.agent.id;
+  }
+
+  /** Joins the room and starts the session; never rejects (failures end the job). */
+  async run(url: string, token: string): Promise<void> {
+    const { deps, plan } = this;
+    try {
+      const room = await joinWithin(deps.connect(url, token), roomJoinTimeoutMs);
+      this.room = room;
+      room.onDisconnected((cause) =>
+        cause === 'room_closed'
+          ? void this.end('room_closed', null)
+          : void this.end('livekit_disconnected', 'the connection to the LiveKit room was lost'),
+      );
+      if (this.ending) return void (await this.leave());
+      const out = await room.publishAudio(deps.outputSampleRate);
+      const user = await room.userAudio(deps.inputSampleRate);
+      if (user === null || this.ending) return void (await this.leave());
+      this.userIdentity = user.identity;
+      room.onParticipantLeft((identity) => {
+        if (identity === user.identity) void this.end('participant_left', null);
+      });
+      const session = plan.session ?? (await this.createSession(user.identity));
+      this.sessionId = session.id;
+      if (this.ending) {
+        // The room went away while the session was being set up: record the end that came.
+        await this.recordEnd();
+        return void (await this.leave());
+      }
+      await this.link(session.id);
+      const transport = new LivekitTransport(
+        room,
+        user,
+        out,
+        deps.inputSampleRate,
+        deps.outputSampleRate,
+        deps.logger.child({ session_id: session.id, room: this.roomName }),
+      );
+      this.transport = transport;
+      transport.closed$.subscribe(() => void this.leave());
+      const attached = await deps.supervisor.attach(plan.agent, session, transport);
+      if (!attached.ok) {
+        deps.logger.warn(
+          { job_id: this.job.id, session_id: session.id, refusal: attached.refusal },
+          'LiveKit job refused by the supervisor',
+        );
+        await this.end('shutdown', null);
+        return;
+      }
+      deps.status(this.job.id, JobStatus.JS_RUNNING);
+      deps.logger.info({ job_id: this.job.id, session_id: session.id, room: this.roomName }, 'LiveKit job running');
+    } catch (err) {
+      await this.fail(err);
+    }
+  }
+
+  /** Ends the session from the room's side with `reason` (an error record when `error` is set) and leaves. */
+  async end(reason: RoomEndReason, error: string | null): Promise<void> {
+    if (this.ending) return;
+    this.ending = { reason, error };
+    await this.recordEnd();
+    this.deps.logger.info(
+      { job_id: this.job.id, session_id: this.sessionId, reason },
+      'LiveKit session ended from the room',
+    );
+    if (this.transport !== undefined) this.transport.close();
+    else await this.leave();
+  }
+
+  /** Writes the pending end (error record, session end, `session_end`) once a session exists. */
+  private async recordEnd(): Promise<void> {
+    const { deps, plan, ending } = this;
+    const sessionId = this.sessionId;
+    if (sessionId === null || ending === false || this.recorded) return;
+    this.recorded = true;
+    const { reason, error } = ending;
+    if (error !== null) {
+      this.failure = error;
+      await deps.store.errors
+        .record({
+          type: reason === 'error' ? 'livekit_job_failed' : reason,
+          message: error,
+          agent_id: plan.agent.id,
+          session_id: sessionId,
+          details: { job_id: this.job.id, room: this.roomName },
+        })
+        .catch((err: unknown) => deps.logger.error({ err }, 'could not record a LiveKit session error'));
+    }
+    await deps.recorder
+      .ended(plan.agent, sessionId, reason, { error, session_type: 'voice' })
+      .catch((err: unknown) => deps.logger.error({ err, session_id: sessionId }, 'could not end a LiveKit session'));
+  }
+
+  private async fail(err: unknown): Promise<void> {
+    const message = err instanceof Error ? err.message : String(err);
+    this.deps.logger.error({ err, job_id: this.job.id, room: this.roomName }, 'LiveKit job failed');
+    if (this.sessionId === null) {
+      this.failure = message;
+      await this.deps.store.errors
+        .record({
+          type: 'livekit_job_failed',
+          message,
+          agent_id: this.plan.agent.id,
+          details: { job_id: this.job.id, room: this.roomName },
+        })
+        .catch((e: unknown) => this.deps.logger.error({ err: e }, 'could not record a LiveKit job error'));
+    }
+    await this.end('error', `LiveKit job failed: ${message}`);
+  }
+
+  /** Leaves the room and reports the job's end to LiveKit, once. */
+  private async leave(): Promise<void> {
+    if (this.left) return;
+    this.left = true;
+    const { deps } = this;
+    try {
+      await deps.store.redis.del(deps.store.keys.livekitRoom(this.roomName));
+      await this.room?.disconnect();
+    } catch (err) {
+      deps.logger.warn({ err, job_id: this.job.id }, 'leaving the LiveKit room failed');
+    }
+    if (this.failure === null && this.sessionId !== null) {
+      const session = await deps.store.sessions.get(this.sessionId).catch(() => null);
+      if (session?.end_reason === 'error') this.failure = 'the voice session failed';
+    }
+    deps.status(this.job.id, this.failure === null ? JobStatus.JS_SUCCESS : JobStatus.JS_FAILED, this.failure ?? '');
+    this.resolveDone();
+  }
+
+  /** A session for a job nobody opened through the SDK (dispatch API, SIP, another token). */
+  private async createSession(userIdentity: string): Promise<Session> {
+    const { recorder } = this.deps;
+    const agent = this.plan.agent;
+    return recorder.started(agent, {
+      agent_id: agent.id,
+      type: 'voice',
+      transport: 'livekit',
+      user_id: userIdentity,
+      room: this.roomName,
+      metadata: { livekit_job_id: this.job.id, livekit_dispatch_id: this.job.dispatchId || null },
+    });
+  }
+
+  /** Room → session and job, for the rooms endpoint (rooms not named after their session included). */
+  private async link(sessionId: string): Promise<void> {
+    const { store } = this.deps;
+    const key = store.keys.livekitRoom(this.roomName);
+    await store.redis
+      .multi()
+      .hSet(key, {
+        session_id: sessionId,
+        agent_id: this.plan.agent.id,
+        job_id: this.job.id,
+        worker_id: this.deps.workerId() ?? '',
+        instance_id: this.deps.instanceId,
+        participant: this.userIdentity ?? '',
+        started_ms: String(this.startedAt),
+      })
+      .pExpire(key, linkTtlMs)
+      .exec();
+  }
+}
+
+async function joinWithin(joining: Promise<AgentRoom>, ms: number): Promise<AgentRoom> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`could not join the room within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([joining, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,158 @@
+import { AudioFrame as RtcAudioFrame } from '@livekit/rtc-node';
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import { ReplaySubject, Subject } from 'rxjs';
+import type { AudioFrame } from '../../pipeline/audio-frame.js';
+import type { MediaTransport } from '../transport.js';
+import type { ClientMessage, ServerEvent } from '../websocket/protocol.js';
+import type { AgentAudioOut, AgentRoom, UserAudio } from './agent-room.js';
+
+/** LiveKit's names, as its client components (agents playground, `useVoiceAssistant`) read them. */
+export const lk = {
+  transcriptionTopic: 'lk.transcription',
+  chatTopic: 'lk.chat',
+  final: 'lk.transcription_final',
+  segmentId: 'lk.segment_id',
+  trackId: 'lk.transcribed_track_id',
+  agentState: 'lk.agent.state',
+  agentName: 'lk.agent.name',
+} as const;
+
+export type AgentState = 'initializing' | 'listening' | 'thinking' | 'speaking';
+
+/** Longest typed message taken from `lk.chat` (the WebSocket protocol's limit). */
+const maxChatChars = 4000;
+
+/**
+ * A LiveKit room as a MediaTransport, so a VoiceSession runs on it exactly as on a WebSocket.
+ * In: the user's microphone (mono, resampled natively to `inputSampleRate`) and typed `lk.chat`
+ * messages. Out: the agent's speech through an AudioSource track; transcripts and answers as
+ * `lk.transcription` text streams; the conversation's state as the `lk.agent.state` attribute.
+ * Barge-in (`interrupted`) clears the AudioSource's queue, so queued speech is never played.
+ */
+export class LivekitTransport implements MediaTransport {
+  readonly kind = 'livekit';
+  private readonly audio = new Subject<AudioFrame>();
+  private readonly messages = new Subject<ClientMessage>();
+  private readonly closed = new ReplaySubject<void>(1);
+  readonly audio$ = this.audio.asObservable();
+  readonly messages$ = this.messages.asObservable();
+  readonly closed$ = this.closed.asObservable();
+  private finished = false;
+  /** Frames handed to the AudioSource one after another; a barge-in starts a new generation. */
+  private outTail: Promise<void> = Promise.resolve();
+  private generation = 0;
+  private state: AgentState | null = null;
+
+  constructor(
+    private readonly room: AgentRoom,
+    private readonly user: UserAudio,
+    private readonly out: AgentAudioOut,
+    readonly inputSampleRate: number,
+    readonly outputSampleRate: number,
+    private readonly logger: Logger,
+  ) {
+    room.onText(lk.chatTopic, (text, from) => {
+      const trimmed = text.trim();
+      if (this.finished || from !== user.identity || trimmed === '') return;
+      this.messages.next({ type: 'text', text: trimmed.slice(0, maxChatChars) });
+    });
+    void this.pump();
+  }
+
+  /** The user on the other end (their identity and microphone track). */
+  get userIdentity(): string {
+    return this.user.identity;
+  }
+
+  send(event: ServerEvent): void {
+    if (this.finished) return;
+    switch (event.type) {
+      case 'ready':
+      case 'audio_end':
+        this.setState('listening');
+        break;
+      case 'transcript':
+        this.caption(event.text, this.user.trackSid, this.user.identity);
+        this.setState('thinking');
+        break;
+      case 'audio_start':
+        this.setState('speaking');
+        break;
+      case 'response':
+        this.caption(event.text, this.out.trackSid, undefined);
+        break;
+      case 'interrupted':
+        this.generation++;
+        this.out.clearQueue();
+        this.setState('listening');
+        break;
+      case 'error':
+        this.logger.warn({ room: this.room.name, code: event.code }, event.message);
+        break;
+      case 'ended':
+        break;
+    }
+  }
+
+  sendAudio(samples: Int16Array): void {
+    if (this.finished || samples.length === 0) return;
+    // rtc-node hands the frame's whole ArrayBuffer to the native side from offset 0, so a view into
+    // a larger buffer (how the playout slices speech) must be copied into a frame of its own.
+    const frame = RtcAudioFrame.create(this.outputSampleRate, 1, samples.length);
+    frame.data.set(samples);
+    const generation = this.generation;
+    this.outTail = this.outTail.then(() =>
+      generation === this.generation && !this.finished
+        ? this.out.captureFrame(frame).catch((err: unknown) => this.logger.warn({ err }, 'audio frame dropped'))
+        : undefined,
+    );
+  }
+
+  /** The session is over (either side): stops reading the microphone; the job leaves the room. */
+  close(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.user.close();
+    this.audio.complete();
+    this.messages.complete();
+    this.closed.next();
+    this.closed.complete();
+  }
+
+  private async pump(): Promise<void> {
+    try {
+      for await (const frame of this.user.frames) {
+        if (this.finished) break;
+        // Mono as asked of the stream; the pipeline's frames are views, so no copy here.
+        this.audio.next({ samples: frame.data.subarray(0, frame.samplesPerChannel), sampleRate: frame.sampleRate });
+      }
+    } catch (err) {
+      if (!this.finished) this.logger.warn({ err, room: this.room.name }, 'microphone stream failed');
+    }
+  }
+
+  private setState(state: AgentState): void {
+    if (this.state === state) return;
+    this.state = state;
+    this.room
+      .setAttributes({ [lk.agentState]: state })
+      .catch((err: unknown) => this.logger.debug({ err }, 'agent state not published'));
+  }
+
+  /** A final transcription segment for `trackSid`, from the agent or on behalf of the user. */
+  private caption(text: string, trackSid: string, senderIdentity: string | undefined): void {
+    const attributes = {
+      [lk.final]: 'true',
+      [lk.segmentId]: `SG_${randomBytes(6).toString('hex')}`,
+      [lk.trackId]: trackSid,
+    };
+    this.room
+      .sendText(text, {
+        topic: lk.transcriptionTopic,
+        attributes,
+        ...(senderIdentity === undefined ? {} : { senderIdentity }),
+      })
+      .catch((err: unknown) => this.logger.debug({ err }, 'transcription not sent'));
+  }
+}

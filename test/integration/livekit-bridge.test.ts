@@ -1,0 +1,187 @@
+import { JobStatus } from '@livekit/protocol';
+import { AudioFrame } from '@livekit/rtc-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AudioFrame as PcmFrame } from '../../src/pipeline/audio-frame.js';
+import { readWav } from '../../src/pipeline/wav.js';
+import { eventually } from '../support/eventually.js';
+import { FakeRooms, type FakeRoom, type FrameQueue } from '../support/fake-livekit/fake-room.js';
+import { FakeLivekit } from '../support/fake-livekit/server.js';
+import { HttpReceiver, type Reply } from '../support/http-receiver.js';
+import { OpenAiAudioServer } from '../support/openai-audio-server.js';
+import { startParley, type TestParley } from '../support/parley.js';
+import { TestRedis } from '../support/redis-server.js';
+
+/**
+ * The LiveKit audio bridge end to end, with the room stood in for at its interface: real rtc-node
+ * `AudioFrame`s of espeak-ng speech in, the real Silero VAD, STT through a local OpenAI-compatible
+ * server, the webhook, espeak-ng speech out through a real `AudioSource`; captions on
+ * `lk.transcription`, state in `lk.agent.state`, typed `lk.chat` turns, barge-in clearing the queue.
+ */
+
+const fixtures = new URL('../fixtures/audio/', import.meta.url);
+let hello: PcmFrame;
+let interrupt: PcmFrame;
+let redis: TestRedis;
+let fake: FakeLivekit;
+let rooms: FakeRooms;
+let audioApi: OpenAiAudioServer;
+let webhook: HttpReceiver;
+let p: TestParley;
+let transcripts: string[];
+let reply: (transcript: string) => Reply;
+
+beforeAll(async () => {
+  hello = await readWav(new URL('hello.wav', fixtures).pathname);
+  interrupt = await readWav(new URL('interrupt.wav', fixtures).pathname);
+  redis = await TestRedis.start();
+  fake = await FakeLivekit.start();
+  rooms = new FakeRooms(fake.apiKey, fake.apiSecret, { realAudioSource: true });
+  audioApi = await OpenAiAudioServer.start({
+    transcribe: (call) => transcripts[call.index] ?? `utterance ${call.index}`,
+  });
+  webhook = await HttpReceiver.start((req) => reply((req.json as { data: { transcript: string } }).data.transcript));
+  p = await startParley(
+    redis,
+    { ...fake.env, OPENAI_BASE_URL: audioApi.baseUrl, OPENAI_API_KEY: 'sk-test', PARLEY_DRAIN_TIMEOUT_MS: '200' },
+    { livekit: { connect: rooms.connect, worker: { statusIntervalMs: 500 } } },
+  );
+  await eventually(
+    () => fake.registered('parley').length,
+    (n) => n === 1,
+    { what: 'registration' },
+  );
+});
+afterAll(async () => {
+  await p?.close();
+  await Promise.all([fake?.stop(), audioApi?.close(), webhook?.close()]);
+  await redis?.close();
+});
+
+async function roomWithAgent(name: string, settings: Record<string, unknown> = {}) {
+  const preset = await p.request('POST', '/admin/v1/presets', {
+    body: {
+      name: `lk ${name}`,
+      stt: { provider: 'openai', model: 'whisper-1', language: 'en' },
+      tts: { provider: 'espeak', model: 'espeak-ng', voice: 'en-us' },
+    },
+  });
+  const agent = await p.request('POST', '/admin/v1/agents', {
+    body: {
+      name,
+      mode: 'passthrough',
+      webhook_url: webhook.url,
+      preset_id: preset.body.id,
+      greeting: null,
+      ...settings,
+    },
+  });
+  expect(agent.status).toBe(201);
+  const { job } = await fake.dispatch(name, 'parley', JSON.stringify({ agent_id: agent.body.id }));
+  const room = await rooms.joined(name);
+  const mic = room.userJoins('caller');
+  await eventually(
+    () => fake.jobs.get(job.id)!.statuses,
+    (s) => s.includes(JobStatus.JS_RUNNING),
+    { what: 'running' },
+  );
+  return { room, mic, job };
+}
+
+/** Pushes `audio` as 10 ms rtc-node AudioFrames (what AudioStream yields), paced at `speed`× real time. */
+async function speak(mic: FrameQueue, audio: PcmFrame, speed: number): Promise<void> {
+  const n = audio.sampleRate / 100;
+  const start = performance.now();
+  for (let i = 0, k = 0; i + n <= audio.samples.length; i += n, k++) {
+    mic.push(new AudioFrame(audio.samples.slice(i, i + n), audio.sampleRate, 1, n));
+    const wait = start + ((k + 1) * 10) / speed - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+  }
+}
+
+const seconds = (room: FakeRoom, from = 0) =>
+  room.out.frames.slice(from).reduce((n, f) => n + f.samplesPerChannel, 0) / 24_000;
+
+describe('LiveKit audio bridge', () => {
+  it('speech in → VAD → a turn → speech out as AudioFrames, with captions and agent state', async () => {
+    transcripts = ['I would like to book a table for two tonight.'];
+    audioApi.transcriptions.length = 0;
+    reply = (t) => ({ body: { response: `Sure. You said: ${t}` } });
+    const { room } = await roomWithAgent('bridge-1').then(async (r) => {
+      await speak(r.mic, hello, 4);
+      return r;
+    });
+    const captions = await eventually(
+      () => room.captions(),
+      (c) => c.length === 2,
+      { what: 'two captions', timeoutMs: 20_000 },
+    );
+    const [user, agent] = captions;
+    expect(user).toMatchObject({
+      text: 'I would like to book a table for two tonight.',
+      senderIdentity: 'caller',
+      attributes: { 'lk.transcription_final': 'true', 'lk.transcribed_track_id': 'TR_caller' },
+    });
+    expect(agent).toMatchObject({
+      text: 'Sure. You said: I would like to book a table for two tonight.',
+      senderIdentity: undefined,
+      attributes: { 'lk.transcription_final': 'true', 'lk.transcribed_track_id': 'TR_agent' },
+    });
+    expect(user!.attributes['lk.segment_id']).toMatch(/^SG_/);
+    expect(user!.attributes['lk.segment_id']).not.toBe(agent!.attributes['lk.segment_id']);
+    // The utterance reached STT at 16 kHz; speech went out as 24 kHz mono rtc-node frames.
+    expect(audioApi.transcriptions.at(-1)!.audio.sampleRate).toBe(16_000);
+    expect(room.out.frames.every((f) => f.sampleRate === 24_000 && f.channels === 1)).toBe(true);
+    expect(seconds(room)).toBeGreaterThan(1);
+    expect(room.out.frames.some((f) => f.data.some((v) => v !== 0))).toBe(true);
+    expect(room.states).toEqual(['listening', 'thinking', 'speaking', 'listening']);
+  });
+
+  it('typed input on lk.chat is a text turn', async () => {
+    transcripts = [];
+    reply = (t) => ({ body: { response: `Typed: ${t}` } });
+    const { room } = await roomWithAgent('bridge-chat');
+    room.chat('What are your opening hours?');
+    room.chat('not me', 'someone-else');
+    const captions = await eventually(
+      () => room.captions(),
+      (c) => c.length === 2,
+      { what: 'captions', timeoutMs: 20_000 },
+    );
+    expect(captions.map((c) => c.text)).toEqual([
+      'What are your opening hours?',
+      'Typed: What are your opening hours?',
+    ]);
+    expect(
+      webhook.requests.some((r) => (r.json as { data: { transcript: string } }).data.transcript === 'not me'),
+    ).toBe(false);
+  });
+
+  it('barge-in clears the AudioSource queue: queued speech is dropped and no more frames follow', async () => {
+    transcripts = ['Tell me everything about your menu.', 'Wait, stop, one more question.'];
+    audioApi.transcriptions.length = 0;
+    const long =
+      'We serve breakfast, lunch and dinner every day of the week, with seasonal dishes, fresh bread, and a long list of wines from many regions.';
+    reply = (t) => ({ body: { response: t.startsWith('Wait') ? 'Of course.' : long } });
+    const { room, mic } = await roomWithAgent('bridge-barge', { interruption_min_speech_ms: 200 });
+    await speak(mic, hello, 4);
+    await eventually(() => room.states.includes('speaking'), Boolean, { what: 'speaking', timeoutMs: 20_000 });
+    await new Promise((r) => setTimeout(r, 600));
+    await speak(mic, interrupt, 1);
+    await eventually(
+      () => room.out.clears,
+      (n) => n >= 1,
+      { what: 'clearQueue' },
+    );
+    // Audio was queued in the real AudioSource when the barge-in came, and the clear dropped it.
+    expect(room.out.queuedAtClear[0]).toBeGreaterThan(0);
+    const clearedAt = room.out.clearTimes[0]!;
+    const framesAfter = room.out.frameTimes.filter((t) => t > clearedAt && t < clearedAt + 300).length;
+    expect(framesAfter).toBeLessThanOrEqual(1);
+    // The interrupting utterance is the next turn.
+    await eventually(
+      () => room.captions().map((c) => c.text),
+      (t) => t.includes('Of course.'),
+      { what: 'second answer', timeoutMs: 30_000 },
+    );
+  });
+});
