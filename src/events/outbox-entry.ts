@@ -1,4 +1,4 @@
-import { isoNow } from '../clock.js';
+import { isoNow } from '../records/timestamps.js';
 import { newId } from '../ids.js';
 import type { StoredAgent } from '../records/agent.js';
 import type { AsyncEventType, EventEnvelope } from './event-types.js';

@@ -1,6 +1,6 @@
 import { Queue, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
-import { isoNow } from '../clock.js';
+import { isoNow } from '../records/timestamps.js';
 import { newId } from '../ids.js';
 import type { StoredAgent } from '../records/agent.js';
 import type { EventDeliveryObserver } from '../metrics/operator-metrics.js';

@@ -1,4 +1,4 @@
-import { isoNow } from '../clock.js';
+import { isoNow } from '../records/timestamps.js';
 import { outboundHeaders } from '../events/outbound-headers.js';
 import { postJson } from '../events/outbound-post.js';
 

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildClient } from '../../scripts/build-client.js';
-import { projectRoot } from '../../src/paths.js';
+import { projectRoot } from '../../src/boot/project-root.js';
 import { launchChromium } from '../support/browser.js';
 import { HttpReceiver } from '../support/http-receiver.js';
 import { OpenAiAudioServer } from '../support/openai-audio-server.js';

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { OutboxEntry } from '../../src/events/outbox-entry.js';
-import { projectRoot } from '../../src/paths.js';
+import { projectRoot } from '../../src/boot/project-root.js';
 import { HttpReceiver } from '../support/http-receiver.js';
 import { startParley, testAdminKey } from '../support/parley.js';
 import { freePort, TestRedis } from '../support/redis-server.js';

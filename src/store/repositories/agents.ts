@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { isoNow } from '../../clock.js';
+import { isoNow } from '../../records/timestamps.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.js';
 import { newAgentToken, newId } from '../../ids.js';
 import {

@@ -1,5 +1,5 @@
 import { RESP_TYPES } from 'redis';
-import { isoNow } from '../../clock.js';
+import { isoNow } from '../../records/timestamps.js';
 import { AppError, ConflictError, NotFoundError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Chunk, DocumentRecord, DocumentStatus, DocumentType } from '../../records/document.js';

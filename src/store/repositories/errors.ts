@@ -1,4 +1,4 @@
-import { isoNow } from '../../clock.js';
+import { isoNow } from '../../records/timestamps.js';
 import { AppError, NotFoundError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { ErrorRecord, ErrorRecordCreate, ErrorStatus, ErrorSummary } from '../../records/error-record.js';

@@ -1,4 +1,4 @@
-import { isoNow } from '../../clock.js';
+import { isoNow } from '../../records/timestamps.js';
 import { entryArg, type OutboxEntry } from '../../events/outbox-entry.js';
 import { AppError, ConflictError, NotFoundError } from '../../errors.js';
 import { newId } from '../../ids.js';

@@ -1,7 +1,7 @@
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
-import { OperatorMetrics, type OperatorMetricsJson } from './metrics/operator-metrics.js';
-import type { Store } from './store/store.js';
+import { OperatorMetrics, type OperatorMetricsJson } from './operator-metrics.js';
+import type { Store } from '../store/store.js';
 
 /**
  * System metrics for /health/metrics: a JSON summary and the Prometheus text exposition.
