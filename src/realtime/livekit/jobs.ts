@@ -1,7 +1,7 @@
 import type { Job } from '@livekit/protocol';
 import { NotFoundError } from '../../errors.js';
 import { isId } from '../../ids.js';
-import type { JobHost } from './worker.js';
+import type { JobHost } from './worker-types.js';
 import { LivekitJob, type JobDeps, type JobPlan } from './job.js';
 
 export interface JobsOptions {

@@ -12,7 +12,8 @@ import { LivekitApi } from './api.js';
 import { Heartbeat, type InstanceStatus } from './heartbeat.js';
 import { LivekitJobs } from './jobs.js';
 import { connectRtcRoom } from './rtc-room.js';
-import { LivekitWorker, type WorkerOptions } from './worker.js';
+import type { WorkerOptions } from './worker-types.js';
+import { LivekitWorker } from './worker.js';
 
 /** Test and bench seams: how rooms are joined, and the worker's timings. */
 export interface LivekitPlaneOverrides {
