@@ -9,7 +9,7 @@ export class Fft {
   readonly #factors: number[];
   /** Per pass: the twiddles ω_n^(j·p) of that pass's sub-size n, as [re, im] pairs indexed j·m + p. */
   readonly #twiddles: Float64Array[] = [];
-  /** Per factor r: the r-th roots of unity ω_r^(j·k mod r), as [re, im] pairs. */
+  /** Per factor r: the r × r matrix ω_r^(j·k), as [re, im] pairs indexed j·r + k. */
   readonly #roots = new Map<number, Float64Array>();
   readonly #bufRe: Float64Array;
   readonly #bufIm: Float64Array;
@@ -34,10 +34,11 @@ export class Fft {
       }
       this.#twiddles.push(tw);
       if (!this.#roots.has(r)) {
-        const roots = new Float64Array(2 * r);
-        for (let k = 0; k < r; k++) {
-          roots[2 * k] = Math.cos((-2 * Math.PI * k) / r);
-          roots[2 * k + 1] = Math.sin((-2 * Math.PI * k) / r);
+        const roots = new Float64Array(2 * r * r);
+        for (let jk = 0; jk < r * r; jk++) {
+          const angle = (-2 * Math.PI * ((Math.floor(jk / r) * (jk % r)) % r)) / r;
+          roots[2 * jk] = Math.cos(angle);
+          roots[2 * jk + 1] = Math.sin(angle);
         }
         this.#roots.set(r, roots);
       }
@@ -70,9 +71,8 @@ export class Fft {
             let sumRe = 0;
             let sumIm = 0;
             for (let k = 0; k < r; k++) {
-              const w = (j * k) % r;
-              const wr = roots[2 * w]!;
-              const wi = roots[2 * w + 1]!;
+              const wr = roots[2 * (j * r + k)]!;
+              const wi = roots[2 * (j * r + k) + 1]!;
               sumRe += aRe[k]! * wr - aIm[k]! * wi;
               sumIm += aRe[k]! * wi + aIm[k]! * wr;
             }
