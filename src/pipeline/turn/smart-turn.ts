@@ -11,6 +11,7 @@
  */
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Logger } from 'pino';
 import { WorkerClient } from '../../workers/worker-client.js';
 import type { EndOfTurnModel } from './end-of-turn-model.js';
 import { smartTurnWindowSamples } from './smart-turn-features.js';
@@ -65,9 +66,12 @@ export class SmartTurnModel implements EndOfTurnModel {
       await model.#worker.call('load', {});
     } catch (err) {
       await model.close();
-      throw new Error(`Smart Turn model ${modelPath} did not load: ${err instanceof Error ? err.message : String(err)}`, {
-        cause: err,
-      });
+      throw new Error(
+        `Smart Turn model ${modelPath} did not load: ${err instanceof Error ? err.message : String(err)}`,
+        {
+          cause: err,
+        },
+      );
     }
     return model;
   }
@@ -111,5 +115,19 @@ export class SmartTurnModel implements EndOfTurnModel {
       },
     });
     return worker;
+  }
+}
+
+/** The process's optional Smart Turn model at start: logged either way; a file that does not load is logged and left out. */
+export async function loadSmartTurn(modelsDir: string, logger: Logger): Promise<SmartTurnModel | null> {
+  try {
+    const model = await SmartTurnModel.load(modelsDir);
+    if (model === null) {
+      logger.info({ modelsDir }, 'no Smart Turn model in MODELS_DIR: endpointing reads silence and words only');
+    } else logger.info({ model: model.label }, 'Smart Turn model loaded: smart endpointing consults it');
+    return model;
+  } catch (err) {
+    logger.error({ err }, 'the Smart Turn model did not load: endpointing runs without it');
+    return null;
   }
 }
