@@ -71,7 +71,7 @@ export function summarizeSetting(results: ScenarioResult[]): SettingSummary {
     talkedOver: talkedOver.length,
     falseInterruptions: talkedOver.filter((r) => r.interrupted === true).length,
     bargeIns: bargeIns.length,
-    bargeInsMissed: bargeIns.filter((r) => r.reaction_ms === null).length,
+    bargeInsMissed: bargeIns.filter((r) => r.reaction_ms === null || r.interrupted !== true).length,
     reaction: summarize(bargeIns.map((r) => r.reaction_ms).filter((v): v is number => v !== null)),
   };
 }
@@ -92,7 +92,10 @@ export function renderMarkdown(report: TurnTakingReport): string {
     ['utterances with words lost (a part never transcribed)', ...col((s) => `${s.wordsLost} / ${s.utteranceCount}`)],
     ['false interruptions (backchannels, noise bursts)', ...col((s) => `${s.falseInterruptions} / ${s.talkedOver}`)],
     ['barge-in reaction, onset → paused or interrupted, p50 / p90 ms', ...col((s) => pair(s.reaction))],
-    ['barge-ins not reacted to', ...col((s) => `${s.bargeIns === 0 ? '—' : `${s.bargeInsMissed} / ${s.bargeIns}`}`)],
+    [
+      'barge-ins that did not interrupt',
+      ...col((s) => `${s.bargeIns === 0 ? '—' : `${s.bargeInsMissed} / ${s.bargeIns}`}`),
+    ],
     [
       'Smart Turn checks in sessions (CPU ms per check)',
       ...col(
