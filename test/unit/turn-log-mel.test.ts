@@ -62,7 +62,10 @@ describe('Whisper log-mel features', () => {
 
     // Rebuild the normalised window independently, then compare the log-mel of it.
     const window = new Float32Array(128_000);
-    window.set(Float32Array.from(clip.samples, (s) => s / 32768), 128_000 - clip.samples.length);
+    window.set(
+      Float32Array.from(clip.samples, (s) => s / 32768),
+      128_000 - clip.samples.length,
+    );
     const mean = window.reduce((a, b) => a + b, 0) / window.length;
     const sd = Math.sqrt(window.reduce((a, b) => a + (b - mean) ** 2, 0) / window.length + 1e-7);
     const normalised = window.map((x) => (x - mean) / sd);
