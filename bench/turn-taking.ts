@@ -13,6 +13,7 @@
  *
  *   node --import tsx bench/turn-taking.ts          # writes bench/results/turn-taking.{json,md}
  *   TURN_BENCH_QUICK=1 node --import tsx bench/turn-taking.ts   # under a minute
+ *   TURN_BENCH_ONLY=email TURN_BENCH_DEBUG=1 …   # only scenarios whose name holds "email"; log every STT call
  */
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, rm, symlink } from 'node:fs/promises';
