@@ -5,7 +5,8 @@
  * filters (Slaney scale, 0–8 kHz), log10 of max(1e-10, ·), floored at the maximum − 8, then
  * (x + 4) / 4. The last frame of the centred STFT is dropped, so N samples give N / hop frames.
  *
- * Buffers are allocated once per extractor; one extractor serves one caller at a time.
+ * The transform and spectrum buffers are allocated once per extractor; one extractor serves one
+ * caller at a time.
  */
 import { Fft } from './fft.js';
 
@@ -64,23 +65,50 @@ export class LogMelExtractor {
     if (audio.length <= nFft / 2) throw new Error(`log-mel needs more than ${nFft / 2} samples, got ${audio.length}`);
     const result = out ?? new Float32Array(nMels * frames);
     if (result.length !== nMels * frames) throw new Error(`output holds ${result.length}, needs ${nMels * frames}`);
+    // Frames of constant input (Smart Turn's zero padding, normalised) all have the same spectrum:
+    // the first is computed, the others copy it. The rest go two per complex transform.
+    const todo: number[] = [];
+    const copyOf = new Int32Array(frames).fill(-1);
+    let constantFrame = -1;
+    let constantValue = Number.NaN;
+    for (let t = 0; t < frames; t++) {
+      const v = this.#constantValue(audio, t);
+      if (!Number.isNaN(v) && v === constantValue) copyOf[t] = constantFrame;
+      else {
+        todo.push(t);
+        if (!Number.isNaN(v)) [constantFrame, constantValue] = [t, v];
+      }
+    }
     let max = -Infinity;
-    // Two real frames per complex transform: frame t in the real part, t + 1 in the imaginary part.
-    for (let t = 0; t < frames; t += 2) {
-      const pair = t + 1 < frames;
-      for (let i = 0; i < nFft; i++) {
-        const w = this.#window[i]!;
-        this.#re[i] = w * centred(audio, t * hopLength + i - nFft / 2);
-        this.#im[i] = pair ? w * centred(audio, (t + 1) * hopLength + i - nFft / 2) : 0;
+    for (let i = 0; i < todo.length; i += 2) {
+      const t = todo[i]!;
+      const u = todo[i + 1];
+      for (let j = 0; j < nFft; j++) {
+        const w = this.#window[j]!;
+        this.#re[j] = w * centred(audio, t * hopLength + j - nFft / 2);
+        this.#im[j] = u === undefined ? 0 : w * centred(audio, u * hopLength + j - nFft / 2);
       }
       this.#fft.transform(this.#re, this.#im);
-      this.#splitPower(pair);
+      this.#splitPower(u !== undefined);
       max = Math.max(max, this.#melInto(this.#power, result, t, frames));
-      if (pair) max = Math.max(max, this.#melInto(this.#powerB, result, t + 1, frames));
+      if (u !== undefined) max = Math.max(max, this.#melInto(this.#powerB, result, u, frames));
+    }
+    for (let t = 0; t < frames; t++) {
+      const from = copyOf[t]!;
+      if (from === -1) continue;
+      for (let m = 0; m < nMels; m++) result[m * frames + t] = result[m * frames + from]!;
     }
     const floor = max - 8;
     for (let i = 0; i < result.length; i++) result[i] = (Math.max(result[i]!, floor) + 4) / 4;
     return result;
+  }
+
+  /** The value every sample of frame `t` has, or NaN when they differ. */
+  #constantValue(audio: Float32Array, t: number): number {
+    const { nFft, hopLength } = this.options;
+    const first = centred(audio, t * hopLength - nFft / 2);
+    for (let j = 1; j < nFft; j++) if (centred(audio, t * hopLength + j - nFft / 2) !== first) return Number.NaN;
+    return first;
   }
 
   /** From the packed transform Z = A + iB, |A_k|² into #power and |B_k|² into #powerB. */
