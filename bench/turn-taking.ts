@@ -60,6 +60,16 @@ async function benchModelsDir(): Promise<{ dir: string; smartTurn: boolean }> {
   }
 }
 
+/** PATCHes an agent's settings; the server's refusal, or null when it took them. */
+async function patchAgent(url: string, id: string, patch: Record<string, unknown>): Promise<string | null> {
+  try {
+    await admin(url, 'PATCH', `/admin/v1/agents/${id}`, patch);
+    return null;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
 async function runAll<T, R>(items: T[], limit: number, staggerMs: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array<R>(items.length);
   let next = 0;
@@ -88,22 +98,24 @@ async function runSetting(
     greeting: null,
   })) as { id: string; agent_token: string };
   let note: string | null = null;
-  try {
-    await admin(url, 'PATCH', `/admin/v1/agents/${agent.id}`, spec.patch);
-  } catch (err) {
-    const why = (err as Error).message;
-    if (spec.setting !== 'silence') {
+  const refused = await patchAgent(url, agent.id, spec.patch);
+  if (refused !== null) {
+    const { smart_turn_threshold: threshold, ...withoutThreshold } = spec.patch;
+    if (spec.setting === 'silence') {
+      note = 'the server does not know `endpointing_mode`: ran with its defaults, which are silence-only endpointing';
+    } else if (threshold !== undefined && (await patchAgent(url, agent.id, withoutThreshold)) === null) {
+      note = `the server refused \`smart_turn_threshold\` ${String(threshold)} (${refused}): ran at its default threshold, so the random-weight model's answers count`;
+    } else {
       return {
         setting: spec.setting,
         patch: spec.patch,
-        unavailable: `the server refused ${JSON.stringify(spec.patch)}: ${why}`,
+        unavailable: `the server refused ${JSON.stringify(spec.patch)}: ${refused}`,
         note: null,
         results: [],
         smart_turn_checks: 0,
         smart_turn_cpu_ms_per_check: null,
       };
     }
-    note = 'the server does not know `endpointing_mode`: ran with its defaults, which are silence-only endpointing';
   }
   const before = parley.services.endOfTurnModel?.stats();
   const results: ScenarioResult[] = await runAll(scenarios, quick ? scenarios.length : 6, 150, (s) =>

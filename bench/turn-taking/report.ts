@@ -120,11 +120,17 @@ export function renderMarkdown(report: TurnTakingReport): string {
     if (s.unavailable !== null) lines.push('', `\`${s.setting}\` unavailable: ${s.unavailable}`);
     if (s.note !== null) lines.push('', `\`${s.setting}\`: ${s.note}`);
   }
-  const q = (a: string, b: string) => sums.get(b)!.questions.p50_ms / sums.get(a)!.questions.p50_ms;
-  if (sums.has('silence') && sums.has('smart')) {
+  const silence = sums.get('silence');
+  const smart = sums.get('smart');
+  if (silence !== undefined && smart !== undefined) {
+    const ratio = smart.questions.p50_ms / silence.questions.p50_ms;
+    const verdict = (ok: boolean) => (ok ? 'met' : 'missed');
     lines.push(
       '',
-      `Smart over silence, complete questions p50: ${round(q('silence', 'smart') * 100, 0)} % (target ≤ 60 %).`,
+      `Targets for \`smart\`: complete questions p50 ${round(ratio * 100, 0)} % of \`silence\` (≤ 60 %: ${verdict(ratio <= 0.6)}); ` +
+        `${smart.splits} splits (0: ${verdict(smart.splits === 0)}); ${smart.falseInterruptions} false interruptions ` +
+        `(0: ${verdict(smart.falseInterruptions === 0)}); barge-in reaction p90 ${ms(smart.reaction.p90_ms)} ms ` +
+        `(≤ 150 ms: ${verdict(smart.reaction.p90_ms <= 150)}).`,
     );
   }
   if (report.smart_turn !== null) {
