@@ -20,6 +20,7 @@ import { LivekitPlane, type LivekitPlaneOverrides } from './realtime/livekit/liv
 import { Responder } from './respond/responder.js';
 import type { OperatorMetrics } from './metrics/operator-metrics.js';
 import { SileroVad } from './pipeline/vad/silero-vad.js';
+import { loadSmartTurn, type SmartTurnModel } from './pipeline/turn/smart-turn.js';
 import { MediaTokens } from './realtime/websocket/media-token.js';
 import { IdleSweeper } from './sessions/idle-sweeper.js';
 import { SessionReaper } from './sessions/session-reaper.js';
@@ -118,6 +119,7 @@ export async function openParley(
       await services.reaper.stop();
       await services.sweeper.stop();
       await services.rag.close();
+      await services.endOfTurnModel?.close();
       await services.outbox.close();
       await ownSpeech?.close();
       closeRedis(redis);
@@ -136,6 +138,8 @@ export interface Services {
   voice: VoiceSessions;
   sweeper: IdleSweeper;
   vad: SileroVad;
+  /** Smart Turn v3 when its file is in MODELS_DIR (consulted by smart endpointing); null without it. */
+  endOfTurnModel: SmartTurnModel | null;
   speech: SpeechProviders;
   mediaTokens: MediaTokens;
   supervisor: SessionSupervisor;
@@ -158,6 +162,7 @@ export async function createServices(
 ): Promise<Services> {
   // One Silero session per process, shared by every voice session.
   const vad = await SileroVad.load();
+  const endOfTurnModel = await loadSmartTurn(config.modelsDir, logger);
   const outbox = new EventOutbox({
     redisUrl: config.redisUrl,
     prefix: config.redisPrefix,
@@ -205,7 +210,17 @@ export async function createServices(
     intervalMs: config.sessionSweepIntervalMs,
     leaseTtlMs: config.sessionLeaseTtlMs,
   });
-  const voiceDeps = { store, outbox, responder, speech, vad, rag, logger, recorder };
+  const voiceDeps = {
+    store,
+    outbox,
+    responder,
+    speech,
+    vad,
+    rag,
+    logger,
+    recorder,
+    endOfTurnModel: endOfTurnModel ?? undefined,
+  };
   const supervisor = new SessionSupervisor({
     store,
     recorder,
@@ -217,6 +232,7 @@ export async function createServices(
   metrics.countVoiceSessionsWith(() => supervisor.countByTransport());
   return {
     vad,
+    endOfTurnModel,
     speech,
     mediaTokens,
     supervisor,

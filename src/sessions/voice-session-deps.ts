@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { EventOutbox } from '../events/outbox.js';
 import type { AudioBacklog } from '../pipeline/intake/audio-backlog.js';
+import type { EndOfTurnModel } from '../pipeline/turn/end-of-turn-model.js';
 import type { IntakeLimits } from '../pipeline/intake/limits.js';
 import type { PlayoutOptions } from '../pipeline/reply/playout.js';
 import type { SileroVad } from '../pipeline/vad/silero-vad.js';
@@ -17,6 +18,8 @@ export interface VoiceSessionDeps {
   responder: Responder;
   speech: SpeechProviders;
   vad: SileroVad;
+  /** The process's end-of-turn model (Smart Turn v3) when one is installed; endpointing consults it at the short silence. */
+  endOfTurnModel?: EndOfTurnModel | undefined;
   /** Retrieval for agents with RAG on (the same as chat's). */
   rag: Pick<RagService, 'retrieveContext'>;
   logger: Logger;

@@ -1,0 +1,238 @@
+/**
+ * Turn-taking benchmark: today's silence-only endpointing beside the new smart one, in one run, on
+ * a scripted corpus spoken by espeak-ng at bench time (complete questions; sentences with thinking
+ * pauses; a phone number and an email read with pauses; backchannels and a cough-like noise burst
+ * over the agent's answer; real barge-ins), each scenario a WebSocket voice session at real-time
+ * pace against a real Parley with fake providers of fixed delays (turn-taking/fake-providers.ts).
+ *
+ * Each setting is an agent PATCHed through the Admin API (`endpointing_mode`); a setting the
+ * server refuses is reported unavailable. The Smart Turn model is a random-weight file with the
+ * real architecture (scripts/smart-turn-random-model.py --full, built here), so its cost is real
+ * and its answers are not: the smart row sets `smart_turn_threshold` 1, so the model is consulted
+ * (and its cost measured) but never ends a turn by itself.
+ *
+ *   node --import tsx bench/turn-taking.ts          # writes bench/results/turn-taking.{json,md}
+ *   TURN_BENCH_QUICK=1 node --import tsx bench/turn-taking.ts   # under a minute
+ *   TURN_BENCH_ONLY=email TURN_BENCH_DEBUG=1 …   # only scenarios whose name holds "email"; log every STT call
+ */
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, rm, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { loadConfig } from '../src/config.js';
+import { createLogger } from '../src/logger.js';
+import { openParley, type Parley } from '../src/parley.js';
+import { smartTurnFile, smartTurnModelId } from '../src/pipeline/turn/smart-turn.js';
+import { TestRedis } from '../test/support/redis-server.js';
+import { isMain } from './lib/is-main.js';
+import { summarize } from './lib/percentiles.js';
+import { machineInfo, writeResults } from './lib/report.js';
+import { admin } from './voice/http.js';
+import { adminKey } from './voice/options.js';
+import { buildCorpus, phrasesOf, type Scenario } from './turn-taking/corpus.js';
+import { delays, fakeSpeech, startFakeLlm, type SttLog } from './turn-taking/fake-providers.js';
+import { renderMarkdown, type SettingReport, type SmartTurnCost, type TurnTakingReport } from './turn-taking/report.js';
+import { runScenario, type ScenarioResult } from './turn-taking/session-run.js';
+
+const run = promisify(execFile);
+
+const settings: { setting: string; patch: Record<string, unknown> }[] = [
+  { setting: 'silence', patch: { endpointing_mode: 'silence' } },
+  { setting: 'smart', patch: { endpointing_mode: 'smart', smart_turn_threshold: 1 } },
+];
+
+/** A MODELS_DIR with the shared fixtures linked in and a full-size random Smart Turn file; null if python3-onnx is missing. */
+async function benchModelsDir(): Promise<{ dir: string; smartTurn: boolean }> {
+  const dir = await mkdtemp(join(tmpdir(), 'parley-turn-bench-'));
+  const shared = resolve(process.env['MODELS_DIR'] ?? '../shared/models');
+  for (const entry of await readdir(shared).catch(() => [] as string[])) {
+    await symlink(join(shared, entry), join(dir, entry));
+  }
+  await mkdir(join(dir, smartTurnModelId), { recursive: true });
+  const script = new URL('../scripts/smart-turn-random-model.py', import.meta.url).pathname;
+  try {
+    await run('/usr/bin/python3', [script, '--full', join(dir, smartTurnModelId, smartTurnFile)]);
+    return { dir, smartTurn: true };
+  } catch (err) {
+    console.error(`turn-taking: no Smart Turn model (building it failed: ${(err as Error).message.split('\n')[0]})`);
+    return { dir, smartTurn: false };
+  }
+}
+
+/** PATCHes an agent's settings; the server's refusal, or null when it took them. */
+async function patchAgent(url: string, id: string, patch: Record<string, unknown>): Promise<string | null> {
+  try {
+    await admin(url, 'PATCH', `/admin/v1/agents/${id}`, patch);
+    return null;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+async function runAll<T, R>(items: T[], limit: number, staggerMs: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array<R>(items.length);
+  let next = 0;
+  const workers = Array.from({ length: Math.min(limit, items.length) }, async (_, w) => {
+    await new Promise((r) => setTimeout(r, w * staggerMs));
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  });
+  await Promise.all(workers);
+  return out;
+}
+
+async function runSetting(
+  parley: Parley,
+  url: string,
+  spec: (typeof settings)[number],
+  scenarios: Scenario[],
+  quick: boolean,
+): Promise<SettingReport> {
+  const agent = (await admin(url, 'POST', '/admin/v1/agents', {
+    name: `Turn bench ${spec.setting}`,
+    mode: 'enhanced',
+    system_prompt: 'Answer briefly.',
+    greeting: null,
+  })) as { id: string; agent_token: string };
+  let note: string | null = null;
+  const refused = await patchAgent(url, agent.id, spec.patch);
+  if (refused !== null) {
+    const { smart_turn_threshold: threshold, ...withoutThreshold } = spec.patch;
+    if (spec.setting === 'silence') {
+      note = 'the server does not know `endpointing_mode`: ran with its defaults, which are silence-only endpointing';
+    } else if (threshold !== undefined && (await patchAgent(url, agent.id, withoutThreshold)) === null) {
+      note = `the server refused \`smart_turn_threshold\` ${String(threshold)} (${refused}): ran at its default threshold, so the random-weight model's answers count`;
+    } else {
+      return {
+        setting: spec.setting,
+        patch: spec.patch,
+        unavailable: `the server refused ${JSON.stringify(spec.patch)}: ${refused}`,
+        note: null,
+        results: [],
+        smart_turn_checks: 0,
+        smart_turn_cpu_ms_per_check: null,
+      };
+    }
+  }
+  const before = parley.services.endOfTurnModel?.stats();
+  const results: ScenarioResult[] = await runAll(scenarios, quick ? scenarios.length : 6, 150, (s) =>
+    runScenario(url, agent.agent_token, s),
+  );
+  const after = parley.services.endOfTurnModel?.stats();
+  const checks = before !== undefined && after !== undefined ? after.checks - before.checks : 0;
+  return {
+    setting: spec.setting,
+    patch: spec.patch,
+    unavailable: null,
+    note,
+    results,
+    smart_turn_checks: checks,
+    smart_turn_cpu_ms_per_check: checks > 0 ? (after!.cpuMs - before!.cpuMs) / checks : null,
+  };
+}
+
+/** The model's cost measured directly: checks on the corpus' utterances, one after another. */
+async function measureSmartTurn(parley: Parley, scenarios: Scenario[], count: number): Promise<SmartTurnCost | null> {
+  const model = parley.services.endOfTurnModel;
+  if (model === null) return null;
+  const audios = scenarios.map((s) => {
+    const parts = s.utterance.map((p) =>
+      'phrase' in p ? p.phrase.samples : new Int16Array((p.pauseMs * 16_000) / 1000),
+    );
+    const all = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
+    let at = 0;
+    for (const p of parts) {
+      all.set(p, at);
+      at += p.length;
+    }
+    return all;
+  });
+  await model.check(audios[0]!); // warm
+  const before = model.stats();
+  const wall: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const t0 = performance.now();
+    await model.check(audios[i % audios.length]!);
+    wall.push(performance.now() - t0);
+  }
+  const after = model.stats();
+  const n = after.checks - before.checks;
+  return {
+    model: 'random weights, real architecture (float32, Whisper-tiny encoder)',
+    checks: n,
+    wall: summarize(wall),
+    features_ms_mean: (after.featuresMs - before.featuresMs) / n,
+    inference_ms_mean: (after.inferenceMs - before.inferenceMs) / n,
+    cpu_ms_per_check: (after.cpuMs - before.cpuMs) / n,
+  };
+}
+
+export async function main(quick: boolean): Promise<TurnTakingReport> {
+  const startedAt = new Date().toISOString();
+  const machine = machineInfo();
+  console.log(`turn-taking: building the corpus with espeak-ng (${quick ? 'quick' : 'full'})…`);
+  const baseScenarios = await buildCorpus(quick);
+  const only = process.env['TURN_BENCH_ONLY'];
+  const chosen = only === undefined ? baseScenarios : baseScenarios.filter((s) => s.name.includes(only));
+  const scenarios = quick ? chosen : [...chosen, ...chosen];
+  const models = await benchModelsDir();
+  const redis = await TestRedis.start({ external: false, persistence: false });
+  const llm = await startFakeLlm();
+  const sttLog: SttLog = { calls: 0, unrecognised: 0 };
+  let parley: Parley | undefined;
+  try {
+    const config = loadConfig({
+      NODE_ENV: 'production',
+      PARLEY_LOG_LEVEL: 'silent',
+      PARLEY_ADMIN_API_KEY: adminKey,
+      REDIS_URL: redis.url,
+      PARLEY_RATE_LIMIT_RPM: '1000000',
+      PARLEY_RATE_LIMIT_BURST: '1000000',
+      MODELS_DIR: models.dir,
+      OPENAI_BASE_URL: llm.baseUrl,
+      OPENAI_API_KEY: 'sk-bench',
+    });
+    parley = await openParley(
+      { ...config, adminApiKey: adminKey, redisUrl: redis.url },
+      createLogger(config.logLevel),
+      {
+        speech: fakeSpeech(phrasesOf(scenarios), sttLog),
+      },
+    );
+    const url = `http://127.0.0.1:${await parley.listen(0, '127.0.0.1')}`;
+    const rows: SettingReport[] = [];
+    for (const spec of settings) {
+      console.log(`turn-taking: ${spec.setting}, ${scenarios.length} scenarios at real-time pace…`);
+      rows.push(await runSetting(parley, url, spec, scenarios, quick));
+    }
+    console.log('turn-taking: Smart Turn cost…');
+    const smartTurn = await measureSmartTurn(parley, baseScenarios, quick ? 10 : 40);
+    if (sttLog.unrecognised > 0)
+      console.warn(`turn-taking: the STT did not recognise speech ${sttLog.unrecognised} times`);
+    const report: TurnTakingReport = {
+      bench: 'turn-taking',
+      started_at: startedAt,
+      machine,
+      load_avg_1m_at_end: machineInfo().load_avg_1m,
+      quick,
+      delays,
+      settings: rows,
+      smart_turn: smartTurn,
+    };
+    const markdown = renderMarkdown(report);
+    const paths = await writeResults('turn-taking', report, markdown);
+    console.log(markdown);
+    console.log(`\nwrote ${paths.json} and ${paths.markdown}`);
+    return report;
+  } finally {
+    await parley?.close().catch((err: unknown) => console.error('turn-taking: close failed', err));
+    await llm.close();
+    await redis.close();
+    await rm(models.dir, { recursive: true, force: true });
+  }
+}
+
+if (isMain(import.meta.url)) await main(process.env['TURN_BENCH_QUICK'] === '1');

@@ -1,0 +1,153 @@
+/**
+ * One scenario through a real Parley: a WebSocket voice session fed at real-time pace (one 20 ms
+ * frame every 20 ms, silence between the script's phrases, as a microphone would), timed from
+ * the client's side: when the frame holding the speech end (or onset) was sent, when events came.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { VoiceClient } from '../../test/support/voice-client.js';
+import { openSession } from '../voice/http.js';
+import { corpusRate, type Scenario } from './corpus.js';
+
+const frameSamples = corpusRate / 50;
+const frameMs = 20;
+
+/** What one scenario showed. */
+export interface ScenarioResult {
+  scenario: string;
+  kind: Scenario['kind'];
+  /** Utterance scenarios: the last speech frame sent → the first `audio_start` after it. */
+  speech_end_to_first_audio_ms: number | null;
+  /** Turns of the user answered during the scenario (distinct `transcript` turns). */
+  answered_turns: number;
+  transcripts: string[];
+  /** Phrases of the utterance that no transcript holds (words lost, e.g. a turn dropped when the user went on). */
+  lost_phrases: number;
+  /** Talked-over scenarios: whether the agent's answer was interrupted, paused, resumed. */
+  interrupted: boolean | null;
+  paused: boolean | null;
+  resumed: boolean | null;
+  /** Barge-in: onset frame sent → `playback_paused` or `interrupted`, whichever came first. */
+  reaction_ms: number | null;
+}
+
+/** Sends a frame every 20 ms: queued speech when there is some, silence otherwise. */
+class PacedMic {
+  readonly #queue: { frame: Int16Array; onSent?: (at: number) => void }[] = [];
+  readonly #silence = new Int16Array(frameSamples);
+  #running = true;
+  readonly #done: Promise<void>;
+
+  constructor(private readonly client: VoiceClient) {
+    this.#done = this.#loop();
+  }
+
+  async #loop(): Promise<void> {
+    const start = performance.now();
+    for (let k = 0; this.#running; k++) {
+      const due = start + k * frameMs;
+      const wait = due - performance.now();
+      if (wait > 0) await sleep(wait);
+      if (!this.#running || this.client.ws.readyState !== this.client.ws.OPEN) return;
+      const next = this.#queue.shift();
+      const frame = next?.frame ?? this.#silence;
+      this.client.ws.send(Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength));
+      next?.onSent?.(performance.now());
+    }
+  }
+
+  /** Queues `samples` (zero-padded to whole frames); resolves with when its first and last frames went. */
+  say(samples: Int16Array): Promise<{ onsetAt: number; endAt: number }> {
+    return new Promise((resolve) => {
+      const frames = Math.ceil(samples.length / frameSamples);
+      let onsetAt = 0;
+      for (let f = 0; f < frames; f++) {
+        const frame = new Int16Array(frameSamples);
+        frame.set(samples.subarray(f * frameSamples, Math.min(samples.length, (f + 1) * frameSamples)));
+        const onSent =
+          f === 0 && frames === 1
+            ? (at: number) => resolve({ onsetAt: at, endAt: at })
+            : f === 0
+              ? (at: number) => (onsetAt = at)
+              : f === frames - 1
+                ? (at: number) => resolve({ onsetAt, endAt: at })
+                : undefined;
+        this.#queue.push(onSent === undefined ? { frame } : { frame, onSent });
+      }
+    });
+  }
+
+  pause(ms: number): Promise<{ onsetAt: number; endAt: number }> {
+    return this.say(new Int16Array(Math.round((ms * corpusRate) / 1000)));
+  }
+
+  async stop(): Promise<void> {
+    this.#running = false;
+    await this.#done;
+  }
+}
+
+async function waitFor(test: () => boolean, timeoutMs: number): Promise<boolean> {
+  const until = performance.now() + timeoutMs;
+  while (performance.now() < until) {
+    if (test()) return true;
+    await sleep(10);
+  }
+  return test();
+}
+
+export async function runScenario(url: string, agentToken: string, scenario: Scenario): Promise<ScenarioResult> {
+  const grant = await openSession(url, agentToken);
+  const client = await VoiceClient.connect(grant.connection_url, grant.connection_token, corpusRate);
+  const mic = new PacedMic(client);
+  try {
+    await client.untilEvent('ready', 1, 10_000);
+    await mic.pause(500);
+    let speechEndAt = 0;
+    for (const part of scenario.utterance) {
+      if ('phrase' in part) speechEndAt = (await mic.say(part.phrase.samples)).endAt;
+      else await mic.pause(part.pauseMs);
+    }
+    // speechEndAt: when the frame holding the utterance's last speech went out.
+    const firstAudio = () => client.events.find((e) => e.type === 'audio_start' && e.at >= speechEndAt);
+    await waitFor(() => firstAudio() !== undefined, 8_000);
+    const answer = firstAudio();
+    const result: ScenarioResult = {
+      scenario: scenario.name,
+      kind: scenario.kind,
+      speech_end_to_first_audio_ms: answer === undefined ? null : answer.at - speechEndAt,
+      answered_turns: 0,
+      transcripts: [],
+      lost_phrases: 0,
+      interrupted: null,
+      paused: null,
+      resumed: null,
+      reaction_ms: null,
+    };
+    if (scenario.over !== undefined && answer !== undefined) {
+      const turn = answer['turn'];
+      await sleep(1_000);
+      const { onsetAt } = await mic.say(scenario.over.samples);
+      await mic.pause(2_500);
+      const after = client.events.filter((e) => e.at >= onsetAt && e['turn'] === turn);
+      const interrupted = after.find((e) => e.type === 'interrupted');
+      const paused = after.find((e) => e.type === 'playback_paused');
+      result.interrupted = interrupted !== undefined;
+      result.paused = paused !== undefined;
+      result.resumed = after.some((e) => e.type === 'playback_resumed');
+      const reaction = [interrupted, paused].filter((e) => e !== undefined).map((e) => e.at - onsetAt);
+      result.reaction_ms = reaction.length === 0 ? null : Math.min(...reaction);
+    } else {
+      await mic.pause(2_000); // later answers (a split's second turn) still count
+    }
+    const transcripts = client.events.filter((e) => e.type === 'transcript');
+    result.answered_turns = new Set(transcripts.map((e) => e['turn'])).size;
+    result.transcripts = transcripts.map((e) => String(e['text']));
+    const heard = result.transcripts.join(' ');
+    result.lost_phrases = scenario.utterance.filter((p) => 'phrase' in p && !heard.includes(p.phrase.text)).length;
+    return result;
+  } finally {
+    await mic.stop();
+    client.sendJson({ type: 'end' });
+    await client.untilClosed(5_000).catch(() => client.ws.terminate());
+  }
+}
