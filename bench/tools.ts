@@ -154,7 +154,7 @@ export async function runToolsBench(): Promise<ToolsReport> {
 }
 
 export function toolsMarkdown(r: ToolsReport): string {
-  const rows = scenarios.map((s) => [
+  const rows: (string | number)[][] = scenarios.map((s) => [
     s,
     round(r.latency[s].p50_ms),
     round(r.latency[s].p90_ms),
