@@ -157,6 +157,18 @@ describe('saving tools', () => {
     });
     expect(secure.status).toBe(201);
   });
+
+  it('takes plain http to any host with PARLEY_ALLOW_HTTP_TOOLS', async () => {
+    const open = await startParley(redis, { PARLEY_ALLOW_HTTP_TOOLS: 'true' });
+    try {
+      const res = await open.request('POST', '/admin/v1/agents', {
+        body: { name: 'http tool', tools: [orderTool({ url: 'http://tools.internal:8080/orders' })] },
+      });
+      expect(res.status).toBe(201);
+    } finally {
+      await open.close();
+    }
+  });
 });
 
 describe('a chat turn with tools', () => {
