@@ -146,18 +146,12 @@ export class Responder {
       const messages = await this.prompt(agent, turn);
       const toolbox = this.toolbox(agent);
       if (!toolbox.empty) {
-        yield* answerWithTools({
-          llm: this.options.llmFor(llm),
-          settings: llm,
-          messages,
-          toolbox,
-          ctx: { agent, session: turn.session, channel: turn.channel },
-          timeoutMs: this.options.llmTimeoutMs,
-          signal: signal ?? new AbortController().signal,
-          slowPhrases: true,
-          // Voice records never reject (they are queued and retried per session).
-          onCall: (outcome) => void this.options.recorder.toolCalled(agent, turn.session, outcome, turn),
-        });
+        // Speech does not wait for the calls' records: voice writes are queued and retried per session.
+        yield* this.toolLoop(agent, turn, llm, messages, toolbox, signal, true, (write) =>
+          write.catch((err: unknown) =>
+            this.options.logger.error({ err, session_id: turn.sessionId }, 'could not store a tool call'),
+          ),
+        );
         return;
       }
       yield* this.options.llmFor(llm).stream({
@@ -214,23 +208,39 @@ export class Responder {
     const writes: Promise<unknown>[] = [];
     let text = '';
     try {
-      for await (const delta of answerWithTools({
-        llm: this.options.llmFor(settings),
-        settings,
-        messages,
-        toolbox,
-        ctx: { agent, session: turn.session, channel: turn.channel },
-        timeoutMs: this.options.llmTimeoutMs,
-        signal: signal ?? new AbortController().signal,
-        slowPhrases: false,
-        onCall: (outcome) => writes.push(this.options.recorder.toolCalled(agent, turn.session, outcome, turn)),
-      }))
+      for await (const delta of this.toolLoop(agent, turn, settings, messages, toolbox, signal, false, (write) =>
+        writes.push(write),
+      ))
         text += delta;
     } finally {
       // Calls made before a failure stay on record too; a write failing fails the chat request.
       await Promise.all(writes);
     }
     return text.trim();
+  }
+
+  /** The tool loop for this turn; `stored` gets each call's record write (a `tool` message and its event). */
+  private toolLoop(
+    agent: StoredAgent,
+    turn: Turn,
+    settings: StoredPreset['llm'],
+    messages: ChatMessage[],
+    toolbox: Toolbox,
+    signal: AbortSignal | undefined,
+    slowPhrases: boolean,
+    stored: (write: Promise<unknown>) => void,
+  ): AsyncIterable<string> {
+    return answerWithTools({
+      llm: this.options.llmFor(settings),
+      settings,
+      messages,
+      toolbox,
+      ctx: { agent, session: turn.session, channel: turn.channel },
+      timeoutMs: this.options.llmTimeoutMs,
+      signal: signal ?? new AbortController().signal,
+      slowPhrases,
+      onCall: (outcome) => stored(this.options.recorder.toolCalled(agent, turn.session, outcome, turn)),
+    });
   }
 
   private async record(
