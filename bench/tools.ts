@@ -26,7 +26,7 @@ import { HttpReceiver } from '../test/support/http-receiver.js';
 import { startOpenAiServer } from '../test/support/openai-server.js';
 import { TestRedis } from '../test/support/redis-server.js';
 import { isMain } from './lib/is-main.js';
-import { summarize, type LatencySummary } from './lib/percentiles.js';
+import { median, summarize, type LatencySummary } from './lib/percentiles.js';
 import { machineInfo, markdownTable, round, writeResults } from './lib/report.js';
 
 const adminKey = 'bench-admin-key-0123456789';
@@ -43,6 +43,11 @@ export interface ToolsReport {
   iterations: number;
   latency: Record<Scenario, LatencySummary>;
   added_by_tool_round: { p50_ms: number; p90_ms: number; p99_ms: number };
+  /**
+   * Median over iterations of (one tool round − tools offered, none called), each pair measured
+   * back to back: steadier than the difference of percentiles on a loaded machine.
+   */
+  added_paired_median_ms: number;
   /** The tool's HTTP call as Parley timed it (`tool_call.latency_ms` of stored calls). */
   tool_call_ms: LatencySummary;
 }
@@ -144,6 +149,7 @@ export async function runToolsBench(): Promise<ToolsReport> {
         p90_ms: called.p90_ms - unused.p90_ms,
         p99_ms: called.p99_ms - unused.p99_ms,
       },
+      added_paired_median_ms: median(calledMinusUnused(samples)),
       tool_call_ms: summarize(toolMs),
     };
   } finally {
@@ -151,6 +157,11 @@ export async function runToolsBench(): Promise<ToolsReport> {
     await Promise.all([llm.close(), tool.close()]);
     await redis.close();
   }
+}
+
+function calledMinusUnused(samples: Record<Scenario, number[]>): number[] {
+  const unused = samples['tools offered, none called'];
+  return samples['one tool round'].map((ms, i) => ms - unused[i]!);
 }
 
 export function toolsMarkdown(r: ToolsReport): string {
@@ -178,6 +189,8 @@ export function toolsMarkdown(r: ToolsReport): string {
     `POST /sdk/v1/chat, one at a time, ${r.iterations} turns each; instant LLM and tool.`,
     '',
     markdownTable(['turn', 'p50 ms', 'p90 ms', 'p99 ms'], rows, ['left', 'right', 'right', 'right']),
+    '',
+    `Added by one tool round, median of back-to-back pairs: ${round(r.added_paired_median_ms)} ms.`,
   ].join('\n');
 }
 
