@@ -58,6 +58,7 @@ export const envSchema = z.object({
   PARLEY_SESSION_SWEEP_INTERVAL_MS: int(100, 3_600_000).default(10_000),
   PARLEY_LLM_TIMEOUT_MS: int(100, 600_000).default(30_000),
   PARLEY_LLM_HISTORY_MESSAGES: int(0, 200).default(20),
+  PARLEY_ALLOW_HTTP_TOOLS: bool.default(false),
   PARLEY_EVENT_RETRY_BASE_MS: int(10, 600_000).default(1_000),
   PARLEY_EVENT_TIMEOUT_MS: int(100, 120_000).default(10_000),
   PARLEY_EVENT_CONCURRENCY: int(1, 256).default(16),
@@ -120,6 +121,8 @@ export interface Config {
   readonly chatIdleTimeoutMs: number;
   readonly sessionSweepIntervalMs: number;
   readonly llm: { readonly timeoutMs: number; readonly historyMessages: number };
+  /** Agents' tools: plain http allowed to any host (else https, or http to loopback only). */
+  readonly tools: { readonly allowHttp: boolean };
   readonly events: {
     readonly retryBaseMs: number;
     readonly timeoutMs: number;
@@ -222,6 +225,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     chatIdleTimeoutMs: e.PARLEY_CHAT_IDLE_TIMEOUT_MS,
     sessionSweepIntervalMs: e.PARLEY_SESSION_SWEEP_INTERVAL_MS,
     llm: Object.freeze({ timeoutMs: e.PARLEY_LLM_TIMEOUT_MS, historyMessages: e.PARLEY_LLM_HISTORY_MESSAGES }),
+    tools: Object.freeze({ allowHttp: e.PARLEY_ALLOW_HTTP_TOOLS }),
     events: Object.freeze({
       retryBaseMs: e.PARLEY_EVENT_RETRY_BASE_MS,
       timeoutMs: e.PARLEY_EVENT_TIMEOUT_MS,

@@ -190,6 +190,8 @@ export async function createServices(
     llmTimeoutMs: config.llm.timeoutMs,
     historyMessages: config.llm.historyMessages,
     metrics,
+    recorder,
+    allowHttpTools: config.tools.allowHttp,
   });
   const rag = new RagService({
     config: config.rag,

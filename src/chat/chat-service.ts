@@ -66,6 +66,9 @@ export class ChatService {
       transcript: request.message,
       userId,
       context,
+      session,
+      channel: 'chat',
+      turn: session.turns + 1,
     });
     const responseMs = Math.round((performance.now() - started) * 100) / 100;
     await userMessage;

@@ -5,6 +5,8 @@ export const asyncEventTypes = [
   'llm_response',
   'audio_ready',
   'context_retrieved',
+  /** One call of an operator tool (or built-in action) in enhanced mode, written with its `tool` message. */
+  'tool_call',
 ] as const;
 export type AsyncEventType = (typeof asyncEventTypes)[number];
 

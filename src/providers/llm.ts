@@ -1,7 +1,24 @@
 /** A language model that answers a conversation. Implementations: providers/openai/. */
-export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant';
-  content: string;
+
+/** A call the model asked for: `arguments` is the JSON text it wrote (not yet parsed or checked). */
+export interface LlmToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+export type ChatMessage =
+  | { role: 'system' | 'user'; content: string }
+  | { role: 'assistant'; content: string; tool_calls?: LlmToolCall[] | undefined }
+  /** A tool's result, answering the assistant's call `tool_call_id`. */
+  | { role: 'tool'; tool_call_id: string; content: string };
+
+/** A tool the model may call (OpenAI's function tool). */
+export interface LlmToolDefinition {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments. */
+  parameters: Record<string, unknown>;
 }
 
 export interface LlmRequest {
@@ -13,10 +30,21 @@ export interface LlmRequest {
   timeoutMs: number;
 }
 
+export interface LlmToolRequest extends LlmRequest {
+  tools: LlmToolDefinition[];
+  /** `none` makes the model answer in text (the last round of a tool loop). */
+  toolChoice: 'auto' | 'none';
+}
+
+/** What a streamed round with tools yields: text as it comes, then the calls it asked for, whole. */
+export type LlmDelta = { type: 'text'; text: string } | { type: 'tool_calls'; calls: LlmToolCall[] };
+
 export interface LlmProvider {
   readonly label: string;
   /** The whole answer. */
   complete(request: LlmRequest): Promise<string>;
   /** The answer as it is generated, token by token (for speech that starts early). */
   stream(request: LlmRequest): AsyncIterable<string>;
+  /** One streamed round with tools: text deltas, and at the end the tool calls if the model made any. */
+  streamWithTools(request: LlmToolRequest): AsyncIterable<LlmDelta>;
 }

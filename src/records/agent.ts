@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isId } from '../ids.js';
 import { httpUrlSchema, metadataSchema, timestampSchema } from './common.js';
+import { toolSettingsSchema, toolsSchema, type ToolSettings } from '../tools/tool-settings.js';
 
 export const agentModes = ['enhanced', 'passthrough'] as const;
 
@@ -25,6 +26,7 @@ export const defaultAgentSettings = {
   idle_timeout_ms: 120_000,
   max_duration_ms: 1_800_000,
   metadata: {} as Record<string, string | number | boolean | null>,
+  tools: [] as ToolSettings[],
 };
 
 /** The settings an operator writes (create and patch); `webhook_api_key` is write-only. */
@@ -110,6 +112,7 @@ export const agentSettingsShape = {
     .max(14_400_000)
     .meta({ description: 'Longest voice session; it then ends (max_duration).' }),
   metadata: metadataSchema,
+  tools: toolsSchema,
 };
 
 export const agentCreateSchema = z
@@ -147,6 +150,7 @@ export const agentSchema = z
     idle_timeout_ms: z.number().int(),
     max_duration_ms: z.number().int(),
     metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
+    tools: z.array(toolSettingsSchema),
     agent_token: z.string().meta({ description: 'Secret the SDK sends as `agent_token`; regenerate to revoke.' }),
     created_at: timestampSchema,
     updated_at: timestampSchema,
@@ -158,8 +162,13 @@ export type Agent = z.infer<typeof agentSchema>;
 /** What Redis holds: the public record plus the write-only webhook key. */
 export type StoredAgent = Omit<Agent, 'has_webhook_api_key'> & { webhook_api_key: string | null };
 
+/** A record as read from Redis, with the defaults of settings added after it was written. */
+export function withSettingDefaults(stored: StoredAgent): StoredAgent {
+  return { ...defaultAgentSettings, ...stored };
+}
+
 export function toPublicAgent(stored: StoredAgent): Agent {
-  const { webhook_api_key, ...rest } = stored;
+  const { webhook_api_key, ...rest } = withSettingDefaults(stored);
   return { ...rest, has_webhook_api_key: webhook_api_key !== null };
 }
 

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { timestampSchema } from './common.js';
 
-export const messageRoles = ['user', 'agent'] as const;
+/** `tool`: one call of an operator tool (or built-in action) during the agent's answer. */
+export const messageRoles = ['user', 'agent', 'tool'] as const;
 export const messageStatuses = ['complete', 'interrupted', 'failed'] as const;
 
 export type MessageRole = (typeof messageRoles)[number];
@@ -22,6 +23,25 @@ export const conversationSchema = z
 
 export type Conversation = z.infer<typeof conversationSchema>;
 
+/** What a `tool` message records of one tool call (see src/tools). */
+export const toolCallRecordSchema = z
+  .object({
+    call_id: z.string().meta({ description: 'The id the language model gave the call.' }),
+    name: z.string().meta({ description: 'The tool called.' }),
+    arguments: z.unknown().meta({
+      description: 'The arguments the model passed: the parsed JSON object, or the raw text when it was not JSON.',
+    }),
+    result: z.unknown().optional().meta({ description: 'The JSON the tool answered (absent when the call failed).' }),
+    error: z.object({ code: z.string(), message: z.string() }).optional().meta({
+      description:
+        'Why the call failed (absent when it succeeded): unknown_tool, bad_arguments, timeout, http_error, invalid_response, network_error, aborted.',
+    }),
+    latency_ms: z.number().meta({ description: 'From the model asking for the call to its result.' }),
+  })
+  .meta({ id: 'ToolCallRecord' });
+
+export type ToolCallRecord = z.infer<typeof toolCallRecordSchema>;
+
 export const messageSchema = z
   .object({
     id: z.string().meta({ example: 'msg_01jd3n6v8m0000000000000000' }),
@@ -38,6 +58,10 @@ export const messageSchema = z
         'Milliseconds per stage, e.g. response_ms, webhook_ms, llm_ms, stt_ms, first_audio_ms, end_to_end_ms.',
     }),
     error_id: z.string().nullable().meta({ description: 'The error record explaining a failed message.' }),
+    tool_call: toolCallRecordSchema.optional().meta({
+      description:
+        'On `tool` messages only: the call. `text` is what was fed back to the model; `status` is `failed` (with `error_id`) when the call failed, `interrupted` when barge-in aborted it.',
+    }),
   })
   .meta({ id: 'Message' });
 
@@ -50,6 +74,7 @@ export interface MessageCreate {
   status?: MessageStatus | undefined;
   timings?: Record<string, number> | null | undefined;
   error_id?: string | null | undefined;
+  tool_call?: ToolCallRecord | undefined;
 }
 
 export const conversationWithMessagesSchema = conversationSchema

@@ -4,7 +4,12 @@ import type { ChatMessage, LlmProvider } from '../providers/llm.js';
 import type { StoredAgent } from '../records/agent.js';
 import type { StoredPreset } from '../records/preset.js';
 import type { WebhookObserver } from '../metrics/operator-metrics.js';
+import type { Session } from '../records/session.js';
 import type { Store } from '../store/store.js';
+import { Toolbox } from '../tools/toolbox.js';
+import type { TurnRecorder } from '../turns/turn-recorder.js';
+import { toLlmHistory } from './history.js';
+import { answerWithTools } from './tool-loop.js';
 import { callWebhook, type UpstreamFailure } from './webhook.js';
 
 export interface Turn {
@@ -14,6 +19,11 @@ export interface Turn {
   userId: string | null;
   /** RAG context; null when RAG is off for the agent (SPEC §4.5 rule 3). */
   context: string | null;
+  /** The session the turn belongs to (tool calls are recorded in its conversation). */
+  session: Session;
+  channel: 'chat' | 'voice';
+  /** The user turn's number (1, 2, …) when the caller knows it, carried by `tool_call` events. */
+  turn: number | null;
 }
 
 export type Answer =
@@ -30,6 +40,10 @@ export interface ResponderOptions {
   historyMessages: number;
   /** Counts webhook outcomes and durations (operator metrics). */
   metrics?: WebhookObserver | undefined;
+  /** Stores tool calls (a `tool` message and a `tool_call` event each). */
+  recorder: Pick<TurnRecorder, 'toolCalled'>;
+  /** PARLEY_ALLOW_HTTP_TOOLS: tools may be called over plain http on any host. */
+  allowHttpTools: boolean;
 }
 
 const webhookErrorTypes: Record<Exclude<UpstreamFailure, 'aborted'>, string> = {
@@ -93,14 +107,17 @@ export class Responder {
           ? builtInPreset.llm
           : (await this.options.store.presets.getStored(agent.preset_id)).llm;
       const messages = await this.prompt(agent, turn);
-      const text = await this.options.llmFor(settings).complete({
-        model: settings.model,
-        messages,
-        temperature: settings.temperature,
-        maxTokens: settings.max_tokens,
-        signal,
-        timeoutMs: this.options.llmTimeoutMs,
-      });
+      const toolbox = this.toolbox(agent);
+      const text = toolbox.empty
+        ? await this.options.llmFor(settings).complete({
+            model: settings.model,
+            messages,
+            temperature: settings.temperature,
+            maxTokens: settings.max_tokens,
+            signal,
+            timeoutMs: this.options.llmTimeoutMs,
+          })
+        : await this.withTools(agent, turn, settings, messages, toolbox, signal);
       return { ok: true, text, source: 'llm', latencyMs: elapsed() };
     } catch (err) {
       if (signal?.aborted)
@@ -127,6 +144,16 @@ export class Responder {
     const elapsed = () => Math.round((performance.now() - start) * 100) / 100;
     try {
       const messages = await this.prompt(agent, turn);
+      const toolbox = this.toolbox(agent);
+      if (!toolbox.empty) {
+        // Speech does not wait for the calls' records: voice writes are queued and retried per session.
+        yield* this.toolLoop(agent, turn, llm, messages, toolbox, signal, true, (write) =>
+          write.catch((err: unknown) =>
+            this.options.logger.error({ err, session_id: turn.sessionId }, 'could not store a tool call'),
+          ),
+        );
+        return;
+      }
       yield* this.options.llmFor(llm).stream({
         model: llm.model,
         messages,
@@ -158,13 +185,62 @@ export class Responder {
       turn.context === null
         ? agent.system_prompt
         : `${agent.system_prompt}\n\nUse this context when it helps:\n${turn.context}`;
-    const messages: ChatMessage[] = [{ role: 'system', content: system }];
-    for (const m of history) {
-      if (m.status === 'failed') continue;
-      messages.push({ role: m.role === 'agent' ? 'assistant' : 'user', content: m.text });
+    return [{ role: 'system', content: system }, ...toLlmHistory(history), { role: 'user', content: turn.transcript }];
+  }
+
+  private toolbox(agent: StoredAgent): Toolbox {
+    return new Toolbox(agent, {
+      store: this.options.store,
+      logger: this.options.logger,
+      allowHttp: this.options.allowHttpTools,
+    });
+  }
+
+  /** A chat answer with tools: the streamed tool loop's text, whole, once its calls are stored. */
+  private async withTools(
+    agent: StoredAgent,
+    turn: Turn,
+    settings: StoredPreset['llm'],
+    messages: ChatMessage[],
+    toolbox: Toolbox,
+    signal: AbortSignal | undefined,
+  ): Promise<string> {
+    const writes: Promise<unknown>[] = [];
+    let text = '';
+    try {
+      for await (const delta of this.toolLoop(agent, turn, settings, messages, toolbox, signal, false, (write) =>
+        writes.push(write),
+      ))
+        text += delta;
+    } finally {
+      // Calls made before a failure stay on record too; a write failing fails the chat request.
+      await Promise.all(writes);
     }
-    messages.push({ role: 'user', content: turn.transcript });
-    return messages;
+    return text.trim();
+  }
+
+  /** The tool loop for this turn; `stored` gets each call's record write (a `tool` message and its event). */
+  private toolLoop(
+    agent: StoredAgent,
+    turn: Turn,
+    settings: StoredPreset['llm'],
+    messages: ChatMessage[],
+    toolbox: Toolbox,
+    signal: AbortSignal | undefined,
+    slowPhrases: boolean,
+    stored: (write: Promise<unknown>) => void,
+  ): AsyncIterable<string> {
+    return answerWithTools({
+      llm: this.options.llmFor(settings),
+      settings,
+      messages,
+      toolbox,
+      ctx: { agent, session: turn.session, channel: turn.channel },
+      timeoutMs: this.options.llmTimeoutMs,
+      signal: signal ?? new AbortController().signal,
+      slowPhrases,
+      onCall: (outcome) => stored(this.options.recorder.toolCalled(agent, turn.session, outcome, turn)),
+    });
   }
 
   private async record(

@@ -67,7 +67,16 @@ export function voiceStages(ctx: StageContext): ReplyStages {
     const { context } = await deps.rag.retrieveContext(agent, transcript, session.id);
     yield* deps.responder.stream(
       agent,
-      { sessionId: session.id, conversationId: session.conversation_id, transcript, userId: session.user_id, context },
+      {
+        sessionId: session.id,
+        conversationId: session.conversation_id,
+        transcript,
+        userId: session.user_id,
+        context,
+        session,
+        channel: 'voice',
+        turn: null,
+      },
       settings.llm,
       signal,
     );

@@ -8,6 +8,7 @@ import type { Message, MessageStatus } from '../records/conversation.js';
 import type { Session, SessionCreate, SessionEndReason } from '../records/session.js';
 import { newMessage } from '../store/repositories/conversations.js';
 import type { Store } from '../store/store.js';
+import type { ToolOutcome } from '../tools/toolbox.js';
 import { SessionWrites } from './session-writes.js';
 
 /** Milliseconds per stage of a turn (stt_ms, response_ms, first_audio_ms, end_to_end_ms, …). */
@@ -74,6 +75,16 @@ export interface TurnRecorder {
    * the greeting or a failed turn). Returns the stored message.
    */
   answered(agent: StoredAgent, session: Session, turn: AgentTurn): Promise<Message>;
+  /**
+   * A tool call finished (answered, failed or aborted): stores it as a `tool` message and queues
+   * `tool_call`, in one step. Returns the stored message.
+   */
+  toolCalled(
+    agent: StoredAgent,
+    session: Session,
+    call: ToolOutcome,
+    turn: { channel: 'chat' | 'voice'; turn: number | null },
+  ): Promise<Message>;
   /** A voice answer's playback ended: final status, spoken text and timings; queues `audio_ready`. */
   played(agent: StoredAgent, session: Session, messageId: string, played: PlayedTurn): Promise<void>;
   /** Ends the session once and queues `session_end`; null when it had already ended. */
@@ -199,6 +210,32 @@ export function createTurnRecorder(deps: TurnRecorderDeps): SessionRecorder {
           responseMs,
           event,
         });
+        stored(event);
+      });
+      return message;
+    },
+
+    async toolCalled(agent, session, call, turn) {
+      const message = newMessage(session.conversation_id, {
+        role: 'tool',
+        text: call.content,
+        status: call.status,
+        error_id: call.errorId,
+        tool_call: call.record,
+      });
+      const { call_id, name, ...rest } = call.record;
+      const event = outboxEntry(agent, 'tool_call', session.id, {
+        message_id: message.id,
+        call_id,
+        tool: name,
+        ...rest,
+        status: call.status,
+        error_id: call.errorId,
+        channel: turn.channel,
+        turn: turn.turn,
+      });
+      await write(session, 'tool call', async () => {
+        await store.conversations.record(session, message, { activity: 'touch', event });
         stored(event);
       });
       return message;

@@ -51,6 +51,7 @@ async function converse(
     },
     played: async (_a, _s, id, played: PlayedTurn) =>
       void recorded.push(['played', { id, interrupted: played.interrupted, spoken: played.spokenText }]),
+    toolCalled: async () => ({ id: 'msg_tool' }) as Message,
     ended: async () => null,
   };
   ts.run(({ cold, flush }) => {

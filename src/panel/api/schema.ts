@@ -51,9 +51,12 @@ function describe(name: string, schema: JsonSchema, required: boolean): Property
   const type = (Array.isArray(main.type) ? main.type.find((t) => t !== 'null') : main.type) ?? 'string';
   return {
     name,
-    type: (['string', 'number', 'integer', 'boolean', 'object'].includes(type)
-      ? type
-      : 'string') as PropertyInfo['type'],
+    // Arrays (an agent's `tools`) are edited as JSON, like objects.
+    type: (type === 'array'
+      ? 'object'
+      : ['string', 'number', 'integer', 'boolean', 'object'].includes(type)
+        ? type
+        : 'string') as PropertyInfo['type'],
     nullable,
     enum: main.enum?.filter((v): v is string => typeof v === 'string'),
     description: schema.description ?? main.description,

@@ -114,10 +114,19 @@ export interface Conversation {
 export interface Message {
   id: string;
   conversation_id: string;
-  role: 'user' | 'agent';
+  role: 'user' | 'agent' | 'tool';
   text: string;
   status: 'complete' | 'interrupted' | 'failed';
   created_at: string;
+  /** On `tool` messages: the call (see the README, Tools). */
+  tool_call?: {
+    call_id: string;
+    name: string;
+    arguments: unknown;
+    result?: unknown;
+    error?: { code: string; message: string };
+    latency_ms: number;
+  };
   /** Milliseconds per stage: endpointing_ms, stt_ms, response_ms, first_audio_ms, end_to_end_ms, … */
   timings: Record<string, number> | null;
   error_id: string | null;

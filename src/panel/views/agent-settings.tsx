@@ -15,6 +15,7 @@ const labels: Record<string, string> = {
   rag_enabled: 'RAG enabled',
   vad_threshold: 'VAD threshold',
   metadata: 'Metadata (JSON)',
+  tools: 'Tools (JSON)',
 };
 
 export function label(name: string): string {

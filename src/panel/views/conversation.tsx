@@ -57,7 +57,8 @@ function Turn({ m, scale }: { m: Message; scale: number }): JSX.Element {
   return (
     <li class={`msg msg-${m.role} msg-${m.status}`}>
       <div class="msg-head">
-        <strong>{m.role === 'user' ? 'User' : 'Agent'}</strong> <span class="muted">{when(m.created_at)}</span>{' '}
+        <strong>{m.role === 'user' ? 'User' : m.role === 'tool' ? `Tool ${m.tool_call?.name ?? ''}` : 'Agent'}</strong>{' '}
+        <span class="muted">{when(m.created_at)}</span>{' '}
         {m.status === 'interrupted' && <Badge kind="warn">interrupted</Badge>}
         {m.status === 'failed' && <Badge kind="bad">failed</Badge>}
       </div>

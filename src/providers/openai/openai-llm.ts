@@ -1,4 +1,5 @@
-import type { LlmProvider, LlmRequest } from '../llm.js';
+import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import type { ChatMessage, LlmDelta, LlmProvider, LlmRequest, LlmToolCall, LlmToolRequest } from '../llm.js';
 import { openAiClient, type OpenAiEndpoint } from './client.js';
 
 /** Chat completions on any OpenAI-compatible server (OpenAI, vLLM, Ollama, llama.cpp, …). */
@@ -11,7 +12,7 @@ export class OpenAiLlm implements LlmProvider {
     const completion = await openAiClient(this.endpoint).chat.completions.create(
       {
         model: request.model,
-        messages: request.messages,
+        messages: request.messages.map(toOpenAi),
         temperature: request.temperature,
         max_tokens: request.maxTokens,
       },
@@ -26,7 +27,7 @@ export class OpenAiLlm implements LlmProvider {
     const stream = await openAiClient(this.endpoint).chat.completions.create(
       {
         model: request.model,
-        messages: request.messages,
+        messages: request.messages.map(toOpenAi),
         temperature: request.temperature,
         max_tokens: request.maxTokens,
         stream: true,
@@ -38,4 +39,64 @@ export class OpenAiLlm implements LlmProvider {
       if (delta) yield delta;
     }
   }
+
+  /**
+   * Streamed tool calling: text deltas are passed on as they come; a call arrives in pieces (its
+   * id and name first, its arguments' JSON text in fragments, by `index`) and is yielded whole
+   * once the stream ends, in the order of its index.
+   */
+  async *streamWithTools(request: LlmToolRequest): AsyncIterable<LlmDelta> {
+    const tools: ChatCompletionTool[] = request.tools.map((t) => ({
+      type: 'function',
+      function: { name: t.name, description: t.description, parameters: t.parameters },
+    }));
+    const stream = await openAiClient(this.endpoint).chat.completions.create(
+      {
+        model: request.model,
+        messages: request.messages.map(toOpenAi),
+        temperature: request.temperature,
+        max_tokens: request.maxTokens,
+        stream: true,
+        tools,
+        tool_choice: request.toolChoice,
+      },
+      { signal: request.signal, timeout: request.timeoutMs },
+    );
+    const calls = new Map<number, LlmToolCall>();
+    for await (const chunk of stream) {
+      const delta = chunk.choices[0]?.delta;
+      if (delta === undefined) continue;
+      if (delta.content) yield { type: 'text', text: delta.content };
+      for (const part of delta.tool_calls ?? []) {
+        const call = calls.get(part.index) ?? { id: '', name: '', arguments: '' };
+        if (part.id) call.id = part.id;
+        if (part.function?.name) call.name += part.function.name;
+        if (part.function?.arguments) call.arguments += part.function.arguments;
+        calls.set(part.index, call);
+      }
+    }
+    if (calls.size > 0) {
+      const ordered = [...calls.entries()]
+        .sort(([a], [b]) => a - b)
+        .map(([index, call]) => ({
+          ...call,
+          id: call.id === '' ? `call_${index}` : call.id,
+        }));
+      yield { type: 'tool_calls', calls: ordered };
+    }
+  }
+}
+
+function toOpenAi(message: ChatMessage): ChatCompletionMessageParam {
+  if (message.role !== 'assistant' || message.tool_calls === undefined || message.tool_calls.length === 0)
+    return message.role === 'assistant' ? { role: 'assistant', content: message.content } : message;
+  return {
+    role: 'assistant',
+    content: message.content === '' ? null : message.content,
+    tool_calls: message.tool_calls.map((c) => ({
+      id: c.id,
+      type: 'function',
+      function: { name: c.name, arguments: c.arguments },
+    })),
+  };
 }

@@ -269,5 +269,6 @@ export function newMessage(conversationId: string, input: MessageCreate, now: nu
     created_at: isoNow(now),
     timings: input.timings ?? null,
     error_id: input.error_id ?? null,
+    ...(input.tool_call === undefined ? {} : { tool_call: input.tool_call }),
   };
 }

@@ -6,11 +6,19 @@ import { defineRoute, type RouteDef } from '../../route.js';
 import { agentSessionsQuery, sessionPageSchema } from '../sessions/sessions.schema.js';
 import { agentIdParams, listAgentsQuery } from './agents.schema.js';
 import type { RagService } from '../../../rag/rag-service.js';
+import { assertToolUrls } from '../../../tools/tool-settings.js';
 
 const tag = 'Agents';
 
-/** `rag` hears of preset changes, which may change the agent's embedding model. */
-export function agentRoutes(store: Store, rag: Pick<RagService, 'embeddingsChanged'>): RouteDef[] {
+/**
+ * `rag` hears of preset changes, which may change the agent's embedding model; `tools.allowHttp`
+ * (PARLEY_ALLOW_HTTP_TOOLS) decides which tool URLs are accepted.
+ */
+export function agentRoutes(
+  store: Store,
+  rag: Pick<RagService, 'embeddingsChanged'>,
+  tools: { allowHttp: boolean } = { allowHttp: false },
+): RouteDef[] {
   return [
     defineRoute({
       method: 'get',
@@ -34,6 +42,7 @@ export function agentRoutes(store: Store, rag: Pick<RagService, 'embeddingsChang
       body: agentCreateSchema,
       responses: { 201: { description: 'The new agent', schema: agentSchema } },
       handler: async (ctx, { body }) => {
+        assertToolUrls(body.tools, tools.allowHttp);
         const agent = await store.agents.create(body);
         ctx.set('Location', `/admin/v1/agents/${agent.id}`);
         return { status: 201, body: agent };
@@ -61,6 +70,7 @@ export function agentRoutes(store: Store, rag: Pick<RagService, 'embeddingsChang
       errors: [404, 409],
       responses: { 200: { description: 'The updated agent', schema: agentSchema } },
       handler: async (_ctx, { params, body }) => {
+        assertToolUrls(body.tools, tools.allowHttp);
         const agent = await store.agents.update(params.id, body);
         if (body.preset_id !== undefined) rag.embeddingsChanged({ agentId: agent.id });
         return { body: agent };

@@ -1,0 +1,103 @@
+import { z } from 'zod';
+import { ValidationError } from '../errors.js';
+import { httpUrlSchema } from '../records/common.js';
+import { schemaProblem } from './argument-validator.js';
+
+/** Longest a tool call may take, and the default. */
+export const maxToolTimeoutMs = 60_000;
+export const defaultToolTimeoutMs = 5_000;
+/** Tools per agent: OpenAI accepts 128 per request; built-in actions need room beside them. */
+export const maxToolsPerAgent = 64;
+
+export const toolNamePattern = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/**
+ * One operator tool of an agent: what the language model is told (name, description, JSON Schema
+ * parameters) and where Parley POSTs the call. Tools are per agent, not per preset: a preset picks
+ * providers and is shared by agents of different businesses, while a tool (its URL, its key, what
+ * it may do) belongs to one agent's job, like its webhook and system prompt.
+ */
+export const toolSettingsSchema = z
+  .strictObject({
+    name: z
+      .string()
+      .regex(toolNamePattern, 'letters, digits, _ and - only, at most 64')
+      .meta({ description: 'What the model calls it (unique per agent), e.g. `lookup_order`.' }),
+    description: z
+      .string()
+      .trim()
+      .min(1)
+      .max(1_024)
+      .meta({ description: 'What it does and when to use it, for the model.' }),
+    parameters: z
+      .record(z.string(), z.unknown())
+      .refine((s) => s['type'] === 'object', { message: 'must be a JSON Schema of `type: "object"`' })
+      .superRefine((schema, ctx) => {
+        const problem = schemaProblem(schema);
+        if (problem !== null) ctx.addIssue({ code: 'custom', message: `invalid JSON Schema: ${problem}` });
+      })
+      .meta({ description: 'JSON Schema (draft-07) of the arguments, `type: "object"`; checked when saved.' }),
+    url: httpUrlSchema.meta({
+      description:
+        'Where the call is POSTed: https, or http to a loopback address (any http with PARLEY_ALLOW_HTTP_TOOLS).',
+    }),
+    timeout_ms: z
+      .number()
+      .int()
+      .min(100)
+      .max(maxToolTimeoutMs)
+      .default(defaultToolTimeoutMs)
+      .meta({ description: 'How long the call may take; after it the model is told the tool timed out.' }),
+    slow_phrase: z
+      .string()
+      .trim()
+      .min(1)
+      .max(500)
+      .nullable()
+      .default(null)
+      .meta({ description: 'Spoken (voice only) when the call takes longer than a second, e.g. "One moment."' }),
+  })
+  .meta({ id: 'Tool' });
+
+export type ToolSettings = z.output<typeof toolSettingsSchema>;
+
+export const toolsSchema = z
+  .array(toolSettingsSchema)
+  .max(maxToolsPerAgent)
+  .superRefine((tools, ctx) => {
+    const seen = new Set<string>();
+    tools.forEach((tool, i) => {
+      if (seen.has(tool.name))
+        ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `duplicate tool name ${tool.name}` });
+      seen.add(tool.name);
+    });
+  })
+  .meta({
+    description:
+      'Operator tools the language model may call in `enhanced` mode (POSTed as `tool_call`); see the README, Tools.',
+  });
+
+const loopbackHosts = new Set(['localhost', '[::1]']);
+
+/**
+ * Why a tool URL may not be called, or null. Calls carry the agent's webhook key (Bearer) and
+ * arguments taken from what the user said, so they go over https; plain http only to the machine
+ * itself (a sidecar, tests) or where the operator allows it (`PARLEY_ALLOW_HTTP_TOOLS`, e.g. a
+ * private network between containers).
+ */
+export function toolUrlProblem(url: string, allowHttp: boolean): string | null {
+  const parsed = new URL(url);
+  if (parsed.protocol === 'https:' || allowHttp) return null;
+  const host = parsed.hostname;
+  if (loopbackHosts.has(host) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)) return null;
+  return 'must be https (http only to a loopback address, unless PARLEY_ALLOW_HTTP_TOOLS is set)';
+}
+
+/** 400 `validation_error` naming every tool whose URL may not be called (at save time). */
+export function assertToolUrls(tools: readonly ToolSettings[] | undefined, allowHttp: boolean): void {
+  const problems = (tools ?? []).flatMap((tool, i) => {
+    const problem = toolUrlProblem(tool.url, allowHttp);
+    return problem === null ? [] : [{ path: `body.tools.${i}.url`, message: problem }];
+  });
+  if (problems.length > 0) throw new ValidationError(problems);
+}
