@@ -1,0 +1,201 @@
+/**
+ * Gathers every live stream's due window into one batch and runs it on the VAD worker thread.
+ *
+ * Policy (what happens when inference falls behind):
+ * - One batch runs at a time. Windows that fall due while it runs wait for the next one, which
+ *   starts the moment the reply is in: the slower inference is, the larger (and cheaper per window)
+ *   the batches grow, so the worker catches up instead of queueing.
+ * - A stream has at most one window in the batcher (its next window needs the state the last one
+ *   produced), so a batch holds at most one row per live stream (and at most `maxBatch`; rows past
+ *   it go in the next batch). Nothing else queues here.
+ * - A stream's audio not yet scored waits in that stream's ring, bounded per session and per
+ *   process by the intake (../intake): beyond it frames are dropped and reported as an overrun.
+ *   The event loop only ever copies a window into the batch: it never waits for inference.
+ * - A batch that fails (the worker crashed) fails its streams; the next batch starts a new worker.
+ */
+import type { Logger } from 'pino';
+import { WorkerClient } from '../../workers/worker-client.js';
+import {
+  vadContextSamples,
+  vadInputSamples,
+  vadStateSize,
+  vadWindowSamples,
+  type SileroState,
+} from './silero-format.js';
+import type { VadProtocol, VadWorkerSetup } from './vad-protocol.js';
+
+/** A stream as the batcher sees it: its state (window written) and where the probability goes. */
+export interface BatchRow {
+  readonly state: SileroState;
+  /** The window was scored: `state.rnn` holds the next state and the context has rolled. */
+  scored(probability: number): void;
+  failed(err: Error): void;
+}
+
+export interface VadBatcherOptions extends VadWorkerSetup {
+  /** Most rows in one batch. */
+  maxBatch: number;
+  logger?: Pick<Logger, 'warn'> | undefined;
+}
+
+export interface VadBatchStats {
+  batches: number;
+  windows: number;
+  largestBatch: number;
+  /** Rows waiting for the next batch now. */
+  waiting: number;
+}
+
+const half = vadStateSize / 2;
+
+export class VadBatcher {
+  readonly #options: VadBatcherOptions;
+  #worker: WorkerClient<VadProtocol> | undefined;
+  #waiting: BatchRow[] = [];
+  #running: BatchRow[] = [];
+  #inFlight = false;
+  #scheduled = false;
+  #closed = false;
+  /** Staging buffers, moved to the worker and back; null while a batch has them. */
+  #input: Float32Array | null;
+  #state: Float32Array | null;
+  readonly stats: VadBatchStats = { batches: 0, windows: 0, largestBatch: 0, waiting: 0 };
+
+  constructor(options: VadBatcherOptions) {
+    this.#options = options;
+    this.#input = new Float32Array(64 * vadInputSamples);
+    this.#state = new Float32Array(64 * vadStateSize);
+  }
+
+  /** Whether a batch is on the worker now. */
+  get inFlight(): boolean {
+    return this.#inFlight;
+  }
+
+  /** Starts the worker and loads the model. */
+  async warm(): Promise<void> {
+    await this.#client().call('warm', {});
+  }
+
+  /** Queues `row`'s window (written into `row.state.input`) for the next batch. */
+  submit(row: BatchRow): void {
+    if (this.#closed) {
+      row.failed(new Error('VAD is closed'));
+      return;
+    }
+    this.#waiting.push(row);
+    this.stats.waiting = this.#waiting.length;
+    if (!this.#inFlight && !this.#scheduled) {
+      this.#scheduled = true;
+      // every window that falls due in this turn of the event loop joins the batch
+      setImmediate(() => {
+        this.#scheduled = false;
+        this.#flush();
+      });
+    }
+  }
+
+  /** Takes `row` out of the next batch (its stream ended); a row already running is answered and ignored. */
+  cancel(row: BatchRow): void {
+    const at = this.#waiting.indexOf(row);
+    if (at !== -1) this.#waiting.splice(at, 1);
+    this.stats.waiting = this.#waiting.length;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const row of this.#waiting.splice(0)) row.failed(new Error('VAD is closed'));
+    await this.#worker?.close('VAD is closed');
+  }
+
+  #client(): WorkerClient<VadProtocol> {
+    if (this.#worker === undefined) {
+      const { modelPath, intraOpNumThreads } = this.#options;
+      const worker: WorkerClient<VadProtocol> = new WorkerClient<VadProtocol>({
+        module: { base: import.meta.url, name: 'vad-worker' },
+        workerData: { modelPath, intraOpNumThreads } satisfies VadWorkerSetup,
+        name: 'VAD',
+        onStop: (cause) => {
+          if (this.#worker === worker) this.#worker = undefined;
+          if (!this.#closed)
+            this.#options.logger?.warn({ err: cause }, 'VAD worker stopped; the next batch starts a new one');
+        },
+      });
+      this.#worker = worker;
+    }
+    return this.#worker;
+  }
+
+  #flush(): void {
+    if (this.#inFlight || this.#closed || this.#waiting.length === 0) return;
+    const batch = Math.min(this.#waiting.length, this.#options.maxBatch);
+    // swap the lists: the first `batch` waiting rows run, the rest stay waiting
+    const rows = this.#waiting;
+    this.#waiting = this.#running;
+    this.#waiting.length = 0;
+    for (let i = batch; i < rows.length; i++) this.#waiting.push(rows[i]!);
+    rows.length = batch;
+    this.#running = rows;
+    this.stats.waiting = this.#waiting.length;
+
+    let input = this.#input!;
+    let state = this.#state!;
+    if (input.length < batch * vadInputSamples) {
+      const capacity = Math.min(this.#options.maxBatch, Math.max(batch, (input.length / vadInputSamples) * 2));
+      input = new Float32Array(capacity * vadInputSamples);
+      state = new Float32Array(capacity * vadStateSize);
+    }
+    for (let b = 0; b < batch; b++) {
+      const s = rows[b]!.state;
+      input.set(s.input, b * vadInputSamples);
+      // [2, B, 128]: row b's h at b, its c at B + b
+      state.set(s.rnn.subarray(0, half), b * half);
+      state.set(s.rnn.subarray(half), (batch + b) * half);
+    }
+    this.#input = null;
+    this.#state = null;
+    this.#inFlight = true;
+    this.stats.batches++;
+    this.stats.windows += batch;
+    if (batch > this.stats.largestBatch) this.stats.largestBatch = batch;
+    const request = {
+      input: input.subarray(0, batch * vadInputSamples),
+      state: state.subarray(0, batch * vadStateSize),
+      batch,
+    };
+    this.#client()
+      .call('infer', request, { transfer: [input.buffer as ArrayBuffer, state.buffer as ArrayBuffer] })
+      .then(
+        (reply) => this.#scatter(reply, batch),
+        (err: unknown) => this.#fail(err instanceof Error ? err : new Error(String(err))),
+      );
+  }
+
+  #scatter(reply: VadProtocol['infer']['reply'], batch: number): void {
+    const { state, probabilities } = reply;
+    const rows = this.#running;
+    for (let b = 0; b < batch; b++) {
+      const s = rows[b]!.state;
+      s.rnn.set(state.subarray(b * half, (b + 1) * half), 0);
+      s.rnn.set(state.subarray((batch + b) * half, (batch + b + 1) * half), half);
+      s.input.copyWithin(0, vadWindowSamples, vadWindowSamples + vadContextSamples);
+    }
+    this.#input = new Float32Array(reply.input.buffer);
+    this.#state = new Float32Array(state.buffer);
+    this.#inFlight = false;
+    // answering may queue each stream's next window; then the next batch goes at once
+    for (let b = 0; b < batch; b++) rows[b]!.scored(probabilities[b]!);
+    rows.length = 0;
+    this.#flush();
+  }
+
+  #fail(err: Error): void {
+    const rows = this.#running;
+    this.#running = [];
+    this.#input = new Float32Array(64 * vadInputSamples);
+    this.#state = new Float32Array(64 * vadStateSize);
+    this.#inFlight = false;
+    for (const row of rows) row.failed(err);
+    this.#flush();
+  }
+}
