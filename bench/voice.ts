@@ -65,13 +65,12 @@ export async function main(overrides: Partial<VoiceBenchOptions> = {}): Promise<
       { speech: instantSpeech() },
     );
     const url = `http://127.0.0.1:${await parley.listen(0, '127.0.0.1')}`;
-    // Probes (timed only while recording): the user-message write, and each VAD window.
+    // Probe (timed only while recording): the user-message write.
     const userWrites = timeCalls(
       parley.store.conversations,
       'appendMessage',
       (_id, input) => input.role === 'user' && input.timings !== null && input.timings !== undefined,
     );
-    const vadWindows = timeCalls(parley.services.vad, 'infer');
     const agentToken = await createAgent(url, `${webhook.url}/hook`);
     const redisPid = Number(/process_id:(\d+)/.exec(String(await parley.redis.info('server')))?.[1] ?? Number.NaN);
     const triggers = await findTriggers(options);
@@ -96,7 +95,6 @@ export async function main(overrides: Partial<VoiceBenchOptions> = {}): Promise<
       agentToken,
       parley,
       clients,
-      vadWindows,
       triggers: triggers.load,
       unloadedP50: row(turnLatency.rows, measures.clientTranscript).p50_ms,
       cpu: {
