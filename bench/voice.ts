@@ -136,8 +136,14 @@ const quick: Partial<VoiceBenchOptions> = {
   loadBudgetMs: 15_000,
 };
 
+/** `VOICE_BENCH_SESSIONS=128,256,400`: the capacity steps to try instead of the ramp's. */
+function sessionSteps(): Partial<VoiceBenchOptions> {
+  const steps = process.env['VOICE_BENCH_SESSIONS'];
+  return steps === undefined ? {} : { sessions: steps.split(',').map(Number) };
+}
+
 if (isMain(import.meta.url)) {
   const [flag, target] = process.argv.slice(2);
   if (flag === '--serve' && target === 'webhook') await serveWebhook();
-  else await main(process.env['VOICE_BENCH_QUICK'] === '1' ? quick : {});
+  else await main({ ...(process.env['VOICE_BENCH_QUICK'] === '1' ? quick : {}), ...sessionSteps() });
 }

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Parley } from '../../src/parley.js';
 import { summarize } from '../lib/percentiles.js';
 import { round } from '../lib/report.js';
+import { settledMemory } from '../lib/settled-memory.js';
 import { threadCpuMs } from '../lib/thread-cpu.js';
 import type { VoiceClientProcess } from '../lib/voice-client-process.js';
 import type { ChildMessage, LoadResult, SessionGrant } from '../lib/voice-load-protocol.js';
@@ -112,6 +113,7 @@ async function loadStep(
   ctx: LoadContext,
   idleCpu: { all: number; main: number },
 ): Promise<LoadRow> {
+  const memBefore = settledMemory();
   const grants: SessionGrant[] = [];
   for (let i = 0; i < n; i += 32) {
     grants.push(
@@ -129,6 +131,9 @@ async function loadStep(
   });
   const connected = await ctx.clients.next();
   if (!('connected' in connected)) throw new Error(`voice clients answered ${JSON.stringify(connected).slice(0, 200)}`);
+  // every session live and connected, no audio yet: what an idle live session holds
+  const memIdle = settledMemory();
+  const perIdleSession = (bytes: number) => round(bytes / n / 1024, 1);
 
   const loop = monitorEventLoopDelay({ resolution: loopResolutionMs });
   const before = {
@@ -183,6 +188,10 @@ async function loadStep(
       largest_so_far: vadStats.largestBatch,
     },
     parley_cpu_ms_per_session_s: { all: perSession(parleyMs, idleCpu.all), main: perSession(mainMs, idleCpu.main) },
+    memory_per_idle_session_kb: {
+      live: perIdleSession(memIdle.live - memBefore.live),
+      rss: perIdleSession(memIdle.rss - memBefore.rss),
+    },
     cores: {
       parley: cores(parleyMs),
       parley_main: cores(mainMs),

@@ -22,7 +22,7 @@ import {
   vadWindowSamples,
   type SileroState,
 } from './silero-format.js';
-import type { VadProtocol, VadWorkerSetup } from './vad-protocol.js';
+import type { VadProtocol, VadSharedBuffers, VadWorkerSetup } from './vad-protocol.js';
 
 /** A stream as the batcher sees it: its state (window written) and where the probability goes. */
 export interface BatchRow {
@@ -56,15 +56,30 @@ export class VadBatcher {
   #inFlight = false;
   #scheduled = false;
   #closed = false;
-  /** Staging buffers, moved to the worker and back; null while a batch has them. */
-  #input: Float32Array | null;
-  #state: Float32Array | null;
+  /** The batch buffers shared with the worker, and their views here. */
+  #shared: VadSharedBuffers;
+  #input: Float32Array;
+  #state: Float32Array;
+  #probabilities: Float32Array;
+  /** The worker that has `#shared` already (the buffers go along with its first batch). */
+  #sharedWith: WorkerClient<VadProtocol> | undefined;
   readonly stats: VadBatchStats = { batches: 0, windows: 0, largestBatch: 0, waiting: 0 };
 
   constructor(options: VadBatcherOptions) {
     this.#options = options;
-    this.#input = new Float32Array(64 * vadInputSamples);
-    this.#state = new Float32Array(64 * vadStateSize);
+    this.#shared = VadBatcher.#allocate(Math.min(64, options.maxBatch));
+    this.#input = new Float32Array(this.#shared.input);
+    this.#state = new Float32Array(this.#shared.state);
+    this.#probabilities = new Float32Array(this.#shared.probabilities);
+  }
+
+  static #allocate(rows: number): VadSharedBuffers {
+    const bytes = Float32Array.BYTES_PER_ELEMENT;
+    return {
+      input: new SharedArrayBuffer(rows * vadInputSamples * bytes),
+      state: new SharedArrayBuffer(rows * vadStateSize * bytes),
+      probabilities: new SharedArrayBuffer(rows * bytes),
+    };
   }
 
   /** Whether a batch is on the worker now. */
@@ -138,13 +153,16 @@ export class VadBatcher {
     this.#running = rows;
     this.stats.waiting = this.#waiting.length;
 
-    let input = this.#input!;
-    let state = this.#state!;
-    if (input.length < batch * vadInputSamples) {
-      const capacity = Math.min(this.#options.maxBatch, Math.max(batch, (input.length / vadInputSamples) * 2));
-      input = new Float32Array(capacity * vadInputSamples);
-      state = new Float32Array(capacity * vadStateSize);
+    if (this.#probabilities.length < batch) {
+      const rows = Math.min(this.#options.maxBatch, Math.max(batch, this.#probabilities.length * 2));
+      this.#shared = VadBatcher.#allocate(rows);
+      this.#input = new Float32Array(this.#shared.input);
+      this.#state = new Float32Array(this.#shared.state);
+      this.#probabilities = new Float32Array(this.#shared.probabilities);
+      this.#sharedWith = undefined;
     }
+    const input = this.#input;
+    const state = this.#state;
     for (let b = 0; b < batch; b++) {
       const s = rows[b]!.state;
       input.set(s.input, b * vadInputSamples);
@@ -152,27 +170,22 @@ export class VadBatcher {
       state.set(s.rnn.subarray(0, half), b * half);
       state.set(s.rnn.subarray(half), (batch + b) * half);
     }
-    this.#input = null;
-    this.#state = null;
     this.#inFlight = true;
     this.stats.batches++;
     this.stats.windows += batch;
     if (batch > this.stats.largestBatch) this.stats.largestBatch = batch;
-    const request = {
-      input: input.subarray(0, batch * vadInputSamples),
-      state: state.subarray(0, batch * vadStateSize),
-      batch,
-    };
-    this.#client()
-      .call('infer', request, { transfer: [input.buffer as ArrayBuffer, state.buffer as ArrayBuffer] })
-      .then(
-        (reply) => this.#scatter(reply, batch),
-        (err: unknown) => this.#fail(err instanceof Error ? err : new Error(String(err))),
-      );
+    const worker = this.#client();
+    const buffers = this.#sharedWith === worker ? undefined : this.#shared;
+    this.#sharedWith = worker;
+    worker.call('infer', buffers === undefined ? { batch } : { batch, buffers }).then(
+      () => this.#scatter(batch),
+      (err: unknown) => this.#fail(err instanceof Error ? err : new Error(String(err))),
+    );
   }
 
-  #scatter(reply: VadProtocol['infer']['reply'], batch: number): void {
-    const { state, probabilities } = reply;
+  #scatter(batch: number): void {
+    const state = this.#state;
+    const probabilities = this.#probabilities;
     const rows = this.#running;
     for (let b = 0; b < batch; b++) {
       const s = rows[b]!.state;
@@ -180,8 +193,6 @@ export class VadBatcher {
       s.rnn.set(state.subarray((batch + b) * half, (batch + b + 1) * half), half);
       s.input.copyWithin(0, vadWindowSamples, vadWindowSamples + vadContextSamples);
     }
-    this.#input = new Float32Array(reply.input.buffer);
-    this.#state = new Float32Array(state.buffer);
     this.#inFlight = false;
     // answering may queue each stream's next window; then the next batch goes at once
     for (let b = 0; b < batch; b++) rows[b]!.scored(probabilities[b]!);
@@ -192,8 +203,6 @@ export class VadBatcher {
   #fail(err: Error): void {
     const rows = this.#running;
     this.#running = [];
-    this.#input = new Float32Array(64 * vadInputSamples);
-    this.#state = new Float32Array(64 * vadStateSize);
     this.#inFlight = false;
     for (const row of rows) row.failed(err);
     this.#flush();
