@@ -16,6 +16,8 @@ export interface SileroVadLoadOptions {
   intraOpNumThreads: number;
   /** Most windows in one batch. */
   maxBatch: number;
+  /** Least time between two batches' starts (windows due meanwhile join the next one). */
+  batchIntervalMs: number;
   logger: Pick<Logger, 'warn'>;
 }
 
@@ -33,6 +35,7 @@ export class SileroVad {
       modelPath: options.modelPath ?? defaultSileroModelPath(),
       intraOpNumThreads: options.intraOpNumThreads ?? 1,
       maxBatch: options.maxBatch ?? 1024,
+      batchIntervalMs: options.batchIntervalMs ?? 2,
       logger: options.logger,
     });
     await batcher.warm();

@@ -2,9 +2,10 @@
  * Gathers every live stream's due window into one batch and runs it on the VAD worker thread.
  *
  * Policy (what happens when inference falls behind):
- * - One batch runs at a time. Windows that fall due while it runs wait for the next one, which
- *   starts the moment the reply is in: the slower inference is, the larger (and cheaper per window)
- *   the batches grow, so the worker catches up instead of queueing.
+ * - One batch runs at a time, and batches start at most every `batchIntervalMs` (2 ms: a stream catching up still runs 16× real time). Windows
+ *   that fall due meanwhile wait for the next one, which starts when the reply is in and the
+ *   interval is up: the slower inference is, the larger (and cheaper per window) the batches grow,
+ *   so the worker catches up instead of queueing.
  * - A stream has at most one window in the batcher (its next window needs the state the last one
  *   produced), so a batch holds at most one row per live stream (and at most `maxBatch`; rows past
  *   it go in the next batch). Nothing else queues here.
@@ -35,6 +36,12 @@ export interface BatchRow {
 export interface VadBatcherOptions extends VadWorkerSetup {
   /** Most rows in one batch. */
   maxBatch: number;
+  /**
+   * A batch starts at least this long after the one before (unless that one took longer): windows
+   * that fall due meanwhile gather into it. Fewer, larger batches cost less CPU per window and
+   * wake the worker less often; each window waits at most this long more.
+   */
+  batchIntervalMs: number;
   logger?: Pick<Logger, 'warn'> | undefined;
 }
 
@@ -55,6 +62,8 @@ export class VadBatcher {
   #running: BatchRow[] = [];
   #inFlight = false;
   #scheduled = false;
+  /** When the last batch started (performance.now()). */
+  #lastStart = -Infinity;
   #closed = false;
   /** The batch buffers shared with the worker, and their views here. */
   #shared: VadSharedBuffers;
@@ -100,14 +109,7 @@ export class VadBatcher {
     }
     this.#waiting.push(row);
     this.stats.waiting = this.#waiting.length;
-    if (!this.#inFlight && !this.#scheduled) {
-      this.#scheduled = true;
-      // every window that falls due in this turn of the event loop joins the batch
-      setImmediate(() => {
-        this.#scheduled = false;
-        this.#flush();
-      });
-    }
+    if (!this.#inFlight) this.#schedule();
   }
 
   /** Takes `row` out of the next batch (its stream ended); a row already running is answered and ignored. */
@@ -141,8 +143,22 @@ export class VadBatcher {
     return this.#worker;
   }
 
+  /** Starts the next batch once the interval since the last one is up (every window due by then joins it). */
+  #schedule(): void {
+    if (this.#scheduled || this.#closed || this.#waiting.length === 0) return;
+    this.#scheduled = true;
+    const wait = this.#lastStart + this.#options.batchIntervalMs - performance.now();
+    const go = () => {
+      this.#scheduled = false;
+      this.#flush();
+    };
+    if (wait > 0) setTimeout(go, wait);
+    else setImmediate(go);
+  }
+
   #flush(): void {
     if (this.#inFlight || this.#closed || this.#waiting.length === 0) return;
+    this.#lastStart = performance.now();
     const batch = Math.min(this.#waiting.length, this.#options.maxBatch);
     // swap the lists: the first `batch` waiting rows run, the rest stay waiting
     const rows = this.#waiting;
@@ -197,7 +213,7 @@ export class VadBatcher {
     // answering may queue each stream's next window; then the next batch goes at once
     for (let b = 0; b < batch; b++) rows[b]!.scored(probabilities[b]!);
     rows.length = 0;
-    this.#flush();
+    this.#schedule();
   }
 
   #fail(err: Error): void {
@@ -205,6 +221,6 @@ export class VadBatcher {
     this.#running = [];
     this.#inFlight = false;
     for (const row of rows) row.failed(err);
-    this.#flush();
+    this.#schedule();
   }
 }
