@@ -80,7 +80,6 @@ export class Resampler {
     const up = this.#up;
     const down = this.#down;
     const half = this.#half;
-    const width = 2 * half;
     const end = this.#bufStart + this.#bufLen;
     // output n needs input up to floor(n·down/up) + half, which must be < end
     const last = Math.ceil(((end - half) * up) / down);

@@ -130,7 +130,7 @@ describe('SileroVad: streams batched on the VAD worker', { timeout: 60_000 }, ()
   };
 
   it('runs every stream due together as one batch, each with the probabilities it has alone', async () => {
-    const reference = [];
+    const reference: number[][] = [];
     for (const clip of audio) reference.push(await alone(clip));
     const before = { ...vad.stats };
     const streams = audio.map(() => open());
