@@ -136,10 +136,12 @@ const quick: Partial<VoiceBenchOptions> = {
   loadBudgetMs: 15_000,
 };
 
-/** `VOICE_BENCH_SESSIONS=128,256,400`: the capacity steps to try instead of the ramp's. */
+/** `VOICE_BENCH_SESSIONS=128,256,400`: the capacity steps to try instead of the ramp's (time budget to match). */
 function sessionSteps(): Partial<VoiceBenchOptions> {
   const steps = process.env['VOICE_BENCH_SESSIONS'];
-  return steps === undefined ? {} : { sessions: steps.split(',').map(Number) };
+  if (steps === undefined) return {};
+  const sessions = steps.split(',').map(Number);
+  return { sessions, loadBudgetMs: sessions.length * 2 * 30_000 };
 }
 
 if (isMain(import.meta.url)) {

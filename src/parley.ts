@@ -156,8 +156,8 @@ export async function createServices(
   metrics: OperatorMetrics,
   livekitOverrides?: LivekitPlaneOverrides,
 ): Promise<Services> {
-  // One Silero session per process, shared by every voice session.
-  const vad = await SileroVad.load();
+  // One VAD worker per process: every voice session's windows run there in shared batches.
+  const vad = await SileroVad.load({ logger });
   const outbox = new EventOutbox({
     redisUrl: config.redisUrl,
     prefix: config.redisPrefix,

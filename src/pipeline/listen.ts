@@ -77,11 +77,13 @@ export function listen(audio$: Observable<AudioFrame>, options: ListenOptions): 
               decidedAt: now(),
             });
         },
-        processed: (samples) => backlog.release(samples * 2),
+        processed: () => settle(),
         error: (err) => subscriber.error(err),
       },
     );
 
+    /** The session's backlog is what waits for the model: whole windows pushed and not yet scored. */
+    const settle = () => backlog.release(backlog.bytes - stream.waiting * 2);
     const drop = (reason: OverrunReason, ms: number) => {
       stats.droppedFrames++;
       stats.droppedMs += ms;
@@ -102,6 +104,7 @@ export function listen(audio$: Observable<AudioFrame>, options: ListenOptions): 
         return;
       }
       clock.record(frame.samples.length, now());
+      settle();
     };
 
     const metered = new Observable<AudioFrame>((inner) =>

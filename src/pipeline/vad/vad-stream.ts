@@ -96,6 +96,12 @@ export class VadStream implements BatchRow {
     return this.#ring.written - this.#processed;
   }
 
+  /** Samples waiting for the model: the whole windows not yet scored (a part-window waits for audio, not for the model). */
+  get waiting(): number {
+    const pending = this.pending;
+    return pending - (pending % vadWindowSamples);
+  }
+
   /**
    * Feeds one 16 kHz frame (read now, not kept). Returns false, taking nothing, when the frame
    * would put more than `maxPendingMs` of audio in wait for the model (the model is behind).
