@@ -182,9 +182,14 @@ export class VadBatcher {
     for (let b = 0; b < batch; b++) {
       const s = rows[b]!.state;
       input.set(s.input, b * vadInputSamples);
-      // [2, B, 128]: row b's h at b, its c at B + b
-      state.set(s.rnn.subarray(0, half), b * half);
-      state.set(s.rnn.subarray(half), (batch + b) * half);
+      // [2, B, 128]: row b's h at b, its c at B + b (plain loops: no views made per window)
+      const rnn = s.rnn;
+      const h = b * half;
+      const c = (batch + b) * half;
+      for (let i = 0; i < half; i++) {
+        state[h + i] = rnn[i]!;
+        state[c + i] = rnn[half + i]!;
+      }
     }
     this.#inFlight = true;
     this.stats.batches++;
@@ -205,8 +210,13 @@ export class VadBatcher {
     const rows = this.#running;
     for (let b = 0; b < batch; b++) {
       const s = rows[b]!.state;
-      s.rnn.set(state.subarray(b * half, (b + 1) * half), 0);
-      s.rnn.set(state.subarray((batch + b) * half, (batch + b + 1) * half), half);
+      const rnn = s.rnn;
+      const h = b * half;
+      const c = (batch + b) * half;
+      for (let i = 0; i < half; i++) {
+        rnn[i] = state[h + i]!;
+        rnn[half + i] = state[c + i]!;
+      }
       s.input.copyWithin(0, vadWindowSamples, vadWindowSamples + vadContextSamples);
     }
     this.#inFlight = false;

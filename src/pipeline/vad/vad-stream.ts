@@ -6,7 +6,7 @@
  * time (the next needs the state this one produces). Pushing a frame allocates nothing; the
  * utterance handed out at `speech_end` is the only allocation (one per utterance).
  */
-import { int16ToFloat32Into, samplesForMs, type AudioFrame } from '../audio-frame.js';
+import { samplesForMs, type AudioFrame } from '../audio-frame.js';
 import { Int16Ring } from '../ring-buffer.js';
 import type { VadEvent } from './events.js';
 import { resolveVadOptions, type VadOptions } from './options.js';
@@ -167,9 +167,7 @@ export class VadStream implements BatchRow {
       this.#settleIdle();
       return;
     }
-    this.#ring.read(from, from + vadWindowSamples, (view, offset) =>
-      int16ToFloat32Into(view, this.state.input, vadContextSamples + offset),
-    );
+    this.#ring.toFloat32(from, from + vadWindowSamples, this.state.input, vadContextSamples);
     this.#submitted = true;
     this.#batcher.submit(this);
   }
