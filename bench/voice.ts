@@ -65,13 +65,12 @@ export async function main(overrides: Partial<VoiceBenchOptions> = {}): Promise<
       { speech: instantSpeech() },
     );
     const url = `http://127.0.0.1:${await parley.listen(0, '127.0.0.1')}`;
-    // Probes (timed only while recording): the user-message write, and each VAD window.
+    // Probe (timed only while recording): the user-message write.
     const userWrites = timeCalls(
       parley.store.conversations,
       'appendMessage',
       (_id, input) => input.role === 'user' && input.timings !== null && input.timings !== undefined,
     );
-    const vadWindows = timeCalls(parley.services.vad, 'infer');
     const agentToken = await createAgent(url, `${webhook.url}/hook`);
     const redisPid = Number(/process_id:(\d+)/.exec(String(await parley.redis.info('server')))?.[1] ?? Number.NaN);
     const triggers = await findTriggers(options);
@@ -96,7 +95,6 @@ export async function main(overrides: Partial<VoiceBenchOptions> = {}): Promise<
       agentToken,
       parley,
       clients,
-      vadWindows,
       triggers: triggers.load,
       unloadedP50: row(turnLatency.rows, measures.clientTranscript).p50_ms,
       cpu: {
@@ -138,8 +136,16 @@ const quick: Partial<VoiceBenchOptions> = {
   loadBudgetMs: 15_000,
 };
 
+/** `VOICE_BENCH_SESSIONS=128,256,400`: the capacity steps to try instead of the ramp's (time budget to match). */
+function sessionSteps(): Partial<VoiceBenchOptions> {
+  const steps = process.env['VOICE_BENCH_SESSIONS'];
+  if (steps === undefined) return {};
+  const sessions = steps.split(',').map(Number);
+  return { sessions, loadBudgetMs: sessions.length * 2 * 30_000 };
+}
+
 if (isMain(import.meta.url)) {
   const [flag, target] = process.argv.slice(2);
   if (flag === '--serve' && target === 'webhook') await serveWebhook();
-  else await main(process.env['VOICE_BENCH_QUICK'] === '1' ? quick : {});
+  else await main({ ...(process.env['VOICE_BENCH_QUICK'] === '1' ? quick : {}), ...sessionSteps() });
 }

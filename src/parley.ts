@@ -160,8 +160,8 @@ export async function createServices(
   metrics: OperatorMetrics,
   livekitOverrides?: LivekitPlaneOverrides,
 ): Promise<Services> {
-  // One Silero session per process, shared by every voice session.
-  const vad = await SileroVad.load();
+  // One VAD worker per process: every voice session's windows run there in shared batches.
+  const vad = await SileroVad.load({ logger });
   const endOfTurnModel = await loadSmartTurn(config.modelsDir, logger);
   const outbox = new EventOutbox({
     redisUrl: config.redisUrl,

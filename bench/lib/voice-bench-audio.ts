@@ -52,22 +52,30 @@ export async function speechEndFrames(
   frames: AudioFrame[],
   options: Partial<VadOptions>,
 ): Promise<SpeechEnds> {
-  const stream = vad.stream(options);
   const ends: number[] = [];
   const spokenUntil: number[] = [];
   /** Stream time (ms) at the end of each frame. */
   const frameEndsMs: number[] = [];
   let speechStarts = 0;
   let atMs = 0;
-  for (let i = 0; i < frames.length; i++) {
-    atMs += (frames[i]!.samples.length * 1000) / frames[i]!.sampleRate;
-    frameEndsMs.push(atMs);
-    for (const event of await stream.push(frames[i]!)) {
+  let frame = 0;
+  let failed: Error | undefined;
+  const stream = vad.stream(options, {
+    event(event) {
       if (event.type === 'speech_end') {
-        ends.push(i);
+        ends.push(frame);
         spokenUntil.push(frameEndsMs.findIndex((end) => end >= event.atMs));
       } else if (event.type === 'speech_start') speechStarts++;
-    }
+    },
+    error: (err) => (failed = err),
+  });
+  for (; frame < frames.length; frame++) {
+    atMs += (frames[frame]!.samples.length * 1000) / frames[frame]!.sampleRate;
+    frameEndsMs.push(atMs);
+    stream.push(frames[frame]!);
+    await stream.whenIdle(); // events belong to the frame that completed their window
+    if (failed) throw failed;
   }
+  stream.close();
   return { frames: ends, spokenUntil, speechStarts };
 }

@@ -1,9 +1,9 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Parley } from '../../src/parley.js';
-import type { CallTimer } from '../lib/call-timer.js';
 import { summarize } from '../lib/percentiles.js';
 import { round } from '../lib/report.js';
+import { settledMemory } from '../lib/settled-memory.js';
 import { threadCpuMs } from '../lib/thread-cpu.js';
 import type { VoiceClientProcess } from '../lib/voice-client-process.js';
 import type { ChildMessage, LoadResult, SessionGrant } from '../lib/voice-load-protocol.js';
@@ -16,8 +16,6 @@ export interface LoadContext {
   agentToken: string;
   parley: Parley;
   clients: VoiceClientProcess;
-  /** Times each VAD window in Parley while recording. */
-  vadWindows: CallTimer;
   triggers: number[];
   unloadedP50: number;
   cpu: { redis: () => number; webhook: () => number; clients: () => number };
@@ -25,8 +23,8 @@ export interface LoadContext {
 
 /**
  * (b) Capacity: N = 1, 2, 4, … sessions each streaming the clip in a loop at real-time pace in
- * 20 ms frames, VAD on every frame. Frame lag = Parley's event-loop delay (every session's VAD runs
- * on that thread). Cross-check end to end: end-of-speech decision frame sent → `transcript`
+ * 20 ms frames, VAD on every frame. Frame lag = Parley's event-loop delay (the thread every frame
+ * arrives on; the VAD's inference runs batched on its worker thread). Cross-check end to end: end-of-speech decision frame sent → `transcript`
  * received, against its unloaded median from (a). Stops at the first N whose p99 frame lag passes
  * the limit (confirmed by a repeat), or at the time budget. Also: CPU per session.
  */
@@ -115,6 +113,7 @@ async function loadStep(
   ctx: LoadContext,
   idleCpu: { all: number; main: number },
 ): Promise<LoadRow> {
+  const memBefore = settledMemory();
   const grants: SessionGrant[] = [];
   for (let i = 0; i < n; i += 32) {
     grants.push(
@@ -132,6 +131,9 @@ async function loadStep(
   });
   const connected = await ctx.clients.next();
   if (!('connected' in connected)) throw new Error(`voice clients answered ${JSON.stringify(connected).slice(0, 200)}`);
+  // every session live and connected, no audio yet: what an idle live session holds
+  const memIdle = settledMemory();
+  const perIdleSession = (bytes: number) => round(bytes / n / 1024, 1);
 
   const loop = monitorEventLoopDelay({ resolution: loopResolutionMs });
   const before = {
@@ -143,20 +145,20 @@ async function loadStep(
     clients: ctx.cpu.clients(),
   };
   loop.enable();
-  ctx.vadWindows.take();
-  ctx.vadWindows.recording = true;
+  const vadBefore = { ...ctx.parley.services.vad.stats };
   const result = await ctx.clients.ask(
     { go: true },
     (m: ChildMessage): m is LoadResult => 'job' in m && m.job === 'load',
   );
-  ctx.vadWindows.recording = false;
+  const vadStats = ctx.parley.services.vad.stats;
+  const vadBatches = vadStats.batches - vadBefore.batches;
+  const vadWindows = vadStats.windows - vadBefore.windows;
   loop.disable();
   const wall = performance.now() - before.at;
   const parleyCpu = process.cpuUsage(before.parley);
   const parleyMs = (parleyCpu.user + parleyCpu.system) / 1000;
   const mainMs = threadCpuMs(process.pid) - before.main;
   const cores = (ms: number) => round(ms / wall, 2);
-  const windows = summarize(ctx.vadWindows.take());
   const sessionSeconds = (n * options.streamMs) / 1000;
   const perSession = (ms: number, idlePerS: number) =>
     round(Math.max(0, ms - (idlePerS * wall) / 1000) / sessionSeconds, 2);
@@ -179,12 +181,17 @@ async function loadStep(
       max_ms: round(transcripts.max_ms, 2),
     },
     transcript_lag_p99_ms: round(transcripts.p99_ms - ctx.unloadedP50, 2),
-    vad_window_ms: {
-      p50_ms: round(windows.p50_ms, 3),
-      p99_ms: round(windows.p99_ms, 3),
-      max_ms: round(windows.max_ms, 3),
+    vad_batches: {
+      batches: vadBatches,
+      windows: vadWindows,
+      mean_batch: vadBatches === 0 ? 0 : round(vadWindows / vadBatches, 1),
+      largest_so_far: vadStats.largestBatch,
     },
     parley_cpu_ms_per_session_s: { all: perSession(parleyMs, idleCpu.all), main: perSession(mainMs, idleCpu.main) },
+    memory_per_idle_session_kb: {
+      live: perIdleSession(memIdle.live - memBefore.live),
+      rss: perIdleSession(memIdle.rss - memBefore.rss),
+    },
     cores: {
       parley: cores(parleyMs),
       parley_main: cores(mainMs),

@@ -48,10 +48,10 @@ export const defaultVoiceBenchOptions: VoiceBenchOptions = {
   warmupTurns: 2,
   turnSpeed: 8,
   turnGapMs: 150,
-  sessions: [1, 2, 4, 8, 16, 32, 64, 128, 256],
+  sessions: [1, 2, 4, 8, 16, 32, 64, 128, 256, 384, 512],
   streamMs: 10_000,
   staggerMs: 2_000,
   graceMs: 1_500,
   lagLimitMs: 20,
-  loadBudgetMs: 120_000,
+  loadBudgetMs: 240_000,
 };

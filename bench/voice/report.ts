@@ -59,10 +59,15 @@ export interface LoadRow {
   transcript_ms: Percentiles;
   /** transcript_ms p99 − its unloaded median from (a). */
   transcript_lag_p99_ms: number;
-  /** Each 32 ms VAD window in Parley: inference called → result (a setImmediate hop on the event loop + the model run). */
-  vad_window_ms: Percentiles;
+  /** VAD batches run on the worker over the step: how many, the windows they held, and their mean size. */
+  vad_batches: { batches: number; windows: number; mean_batch: number; largest_so_far: number };
   /** CPU time ÷ wall time over the step: cores each process used; `parley_main` is Parley's event-loop thread alone. */
   cores: { parley: number; parley_main: number; clients: number; redis: number; webhook: number };
+  /**
+   * Parley's memory per session with every session connected and idle (no audio yet), against
+   * before they were opened, after a full GC: `live` = JS heap + external (the VAD rings), `rss` = resident set.
+   */
+  memory_per_idle_session_kb: { live: number; rss: number };
   /** Parley CPU ms per second of streamed audio per session, its idle CPU taken out (all threads, and the event-loop thread). */
   parley_cpu_ms_per_session_s: { all: number; main: number };
   client_send_late_p99_ms: number;
@@ -142,7 +147,8 @@ export function renderMarkdown(report: VoiceReport): string {
     'frame lag p99 ms',
     'transcript p99 ms',
     'transcript lag p99 ms',
-    'VAD window p99 ms',
+    'VAD batches (mean size)',
+    'KB per idle session (RSS)',
     'Parley cores (loop thread)',
     'Parley CPU ms per session-s (loop thread)',
     'client cores',
@@ -160,7 +166,8 @@ export function renderMarkdown(report: VoiceReport): string {
       f(r.frame_lag_ms.p99_ms),
       f(r.transcript_ms.p99_ms),
       f(r.transcript_lag_p99_ms),
-      f(r.vad_window_ms.p99_ms),
+      `${r.vad_batches.batches} (${f(r.vad_batches.mean_batch)})`,
+      `${f(r.memory_per_idle_session_kb.live)} (${f(r.memory_per_idle_session_kb.rss)})`,
       `${f(r.cores.parley)} (${f(r.cores.parley_main)})`,
       `${f(r.parley_cpu_ms_per_session_s.all)} (${f(r.parley_cpu_ms_per_session_s.main)})`,
       f(r.cores.clients),
@@ -195,11 +202,12 @@ export function renderMarkdown(report: VoiceReport): string {
     '',
     `Each session streams ${report.clip} in a loop, ${b.frame_ms} ms frames at real-time pace for ${b.stream_ms / 1000} s, VAD on every frame; starts spread over ${b.stagger_ms / 1000} s. ` +
       `**Frame lag** = Parley's event-loop delay over the step (perf_hooks.monitorEventLoopDelay, ${loopResolutionMs} ms timer, period subtracted): how long an arriving frame or a VAD window waited before the server got to it. ` +
-      `Every session's VAD runs on that one thread (onnxruntime-node 1.30 runs inference synchronously on the JS thread, in a setImmediate), so this is the lag every frame sees. ` +
+      `Every session's frames arrive on that one thread; the VAD's inference runs off it, every session's due windows batched on the VAD worker thread (src/pipeline/vad/vad-batcher.ts). ` +
       `The ramp stops at the first N whose p99 frame lag passes ${b.lag_limit_ms} ms twice in a row (a miss is repeated once: machine noise can fake one). Stopped: ${b.stopped_because}. ` +
       `Idle Parley (no session): frame lag p50 ${f(b.idle.frame_lag_ms.p50_ms)}, p99 ${f(b.idle.frame_lag_ms.p99_ms)}, max ${f(b.idle.frame_lag_ms.max_ms)} ms (the machine's noise floor), ${f(b.idle.cpu_ms_per_s.all)} ms CPU/s. ` +
       `Cross-check end to end: transcript = end-of-speech frame sent → \`transcript\` received (it can only come once every frame up to that one went through the VAD); transcript lag = its p99 − its unloaded median from (a) (${f(b.unloaded_transcript_p50_ms)} ms); few samples per step (${b.rows[0] === undefined ? '?' : Math.round(b.rows[0].utterances / b.rows[0].sessions)} utterances per session), so its p99 is the maximum at small N. ` +
-      `VAD window = one 32 ms window in Parley, inference called → result. ` +
+      `VAD batches = batches the VAD worker ran over the step and their mean size (windows per batch). ` +
+      `KB per idle session = Parley's JS heap + external memory (the VAD rings are array buffers) with the step's sessions connected and no audio yet, minus before they were opened, after a full GC, ÷ sessions; RSS delta in brackets (RSS does not shrink between steps, so it undercounts after a larger earlier step). ` +
       `Cores = CPU time ÷ wall time over the step: Parley (all threads; in brackets its event-loop thread alone, from /proc), the clients' process (which sends and times every frame). CPU per session-second has Parley's idle CPU taken out. ` +
       `"client send late" = how far behind its real-time schedule the client sent frames (lag is timed from the actual send); "client loop delay" = how late the client itself stamped arrivals: when either is high the machine starved the client too, its frames reached Parley in bursts and the transcript column overstates Parley's part. ` +
       (ceiling === null

@@ -9,6 +9,9 @@ import type { VadOptions } from './vad/options.js';
 import { vadSampleRate } from './vad/silero-format.js';
 import type { SileroVad } from './vad/silero-vad.js';
 
+/** 16 kHz PCM16. */
+const bytesPerMs = (vadSampleRate * 2) / 1000;
+
 /** What the microphone graph hears. Times are wall-clock ms on `now`'s clock. */
 export type HeardEvent =
   | { type: 'speech_start' }
@@ -41,25 +44,46 @@ export const processBacklog = new AudioBacklog(defaultIntakeLimits.processBacklo
 
 /**
  * The microphone graph: a transport's frames → real-time meter → resample to 16 kHz → backlog
- * bound → Silero VAD → speech start/end with the wall times latency is measured from.
+ * bound → Silero VAD (batched with every other session's windows on the VAD worker) → speech
+ * start/end with the wall times latency is measured from.
  *
  * Backpressure: RxJS has none, so each edge has a policy. Frames beyond real time plus
  * `burstMs` are dropped whole at the meter; frames that would push the audio waiting for the VAD
- * past the session's or the process's bound are dropped whole before it. Nothing else queues:
- * the VAD stream runs its windows in order as frames arrive (~0.2 ms per 32 ms window).
+ * past the session's or the process's bound are dropped whole before it (the VAD gives the bytes
+ * back window by window as they are scored). Nothing else queues: the event loop hands each due
+ * window to the batcher and never waits for inference (vad/vad-batcher.ts: the policy when the
+ * model falls behind).
  */
 export function listen(audio$: Observable<AudioFrame>, options: ListenOptions): Observable<HeardEvent> {
   const limits = { ...defaultIntakeLimits, ...options.limits };
   const now = options.now ?? (() => performance.now());
   const stats = options.stats ?? { droppedFrames: 0, droppedMs: 0 };
   return new Observable<HeardEvent>((subscriber) => {
-    const stream = options.vad.stream(options.vadOptions);
     const meter = new RealTimeMeter(limits.burstMs, now());
     const backlog = (options.backlog ?? processBacklog).session(limits.sessionBacklogBytes);
     const clock = new ArrivalClock(vadSampleRate);
     const reported = new Set<OverrunReason>();
-    let tail: Promise<unknown> = Promise.resolve();
+    const stream = options.vad.stream(
+      { ...options.vadOptions, maxPendingMs: limits.sessionBacklogBytes / bytesPerMs },
+      {
+        event(event) {
+          if (event.type === 'speech_start') subscriber.next({ type: 'speech_start' });
+          else if (event.type === 'speech_end')
+            subscriber.next({
+              type: 'speech_end',
+              audio: event.audio,
+              durationMs: event.durationMs,
+              speechEndedAt: clock.wallTimeOf(event.atMs),
+              decidedAt: now(),
+            });
+        },
+        processed: () => settle(),
+        error: (err) => subscriber.error(err),
+      },
+    );
 
+    /** The session's backlog is what waits for the model: whole windows pushed and not yet scored. */
+    const settle = () => backlog.release(backlog.bytes - stream.waiting * 2);
     const drop = (reason: OverrunReason, ms: number) => {
       stats.droppedFrames++;
       stats.droppedMs += ms;
@@ -74,27 +98,13 @@ export function listen(audio$: Observable<AudioFrame>, options: ListenOptions): 
         drop(admitted === 'session' ? 'session_backlog' : 'process_backlog', frameDurationMs(frame));
         return;
       }
+      if (!stream.push(frame)) {
+        backlog.release(bytes);
+        drop('session_backlog', frameDurationMs(frame));
+        return;
+      }
       clock.record(frame.samples.length, now());
-      tail = stream.push(frame).then(
-        (events) => {
-          backlog.release(bytes);
-          for (const event of events) {
-            if (event.type === 'speech_start') subscriber.next({ type: 'speech_start' });
-            else if (event.type === 'speech_end')
-              subscriber.next({
-                type: 'speech_end',
-                audio: event.audio,
-                durationMs: event.durationMs,
-                speechEndedAt: clock.wallTimeOf(event.atMs),
-                decidedAt: now(),
-              });
-          }
-        },
-        (err: unknown) => {
-          backlog.release(bytes);
-          subscriber.error(err);
-        },
-      );
+      settle();
     };
 
     const metered = new Observable<AudioFrame>((inner) =>
@@ -109,10 +119,20 @@ export function listen(audio$: Observable<AudioFrame>, options: ListenOptions): 
       }),
     );
     const input = metered.pipe(resampleTo(vadSampleRate)).subscribe({
-      next: hear,
+      next: (frame) => {
+        try {
+          hear(frame);
+        } catch (err) {
+          subscriber.error(err);
+        }
+      },
       error: (err: unknown) => subscriber.error(err),
-      complete: () => void tail.then(() => subscriber.complete()),
+      complete: () => void stream.whenIdle().then(() => subscriber.complete()),
     });
-    return () => input.unsubscribe();
+    return () => {
+      input.unsubscribe();
+      stream.close();
+      backlog.release(backlog.bytes); // the part-window the VAD never scored
+    };
   });
 }

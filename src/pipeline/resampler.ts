@@ -24,7 +24,9 @@ export class Resampler {
   readonly #down: number;
   readonly #half: number;
   readonly #taps: Float32Array;
-  #buf: Float32Array;
+  /** Decimation only: the one phase folded about its centre (tap k weighs inputs centre ± k). */
+  readonly #fold: Float64Array;
+  #buf: Float64Array;
   /** Absolute input index of `#buf[0]` (negative at first: zeros before the stream). */
   #bufStart: number;
   #bufLen: number;
@@ -44,7 +46,8 @@ export class Resampler {
     const cutoff = rolloff * Math.min(1, this.#up / this.#down);
     this.#half = Math.ceil(zeroCrossings / cutoff);
     this.#taps = designTaps(this.#up, this.#half, cutoff);
-    this.#buf = new Float32Array(4 * this.#half + 4096);
+    this.#fold = Float64Array.from({ length: this.#half }, (_, k) => this.#taps[this.#half - 1 + k]!);
+    this.#buf = new Float64Array(4 * this.#half + 4096);
     this.#bufStart = -this.#half;
     this.#bufLen = this.#half;
   }
@@ -53,7 +56,7 @@ export class Resampler {
   push(samples: Int16Array): Int16Array {
     this.#reserve(samples.length);
     const at = this.#bufLen;
-    for (let i = 0; i < samples.length; i++) this.#buf[at + i] = samples[i]!;
+    this.#buf.set(samples, at); // converts natively
     this.#bufLen += samples.length;
     return this.#produce();
   }
@@ -68,7 +71,7 @@ export class Resampler {
 
   #reserve(extra: number): void {
     if (this.#bufLen + extra <= this.#buf.length) return;
-    const grown = new Float32Array(this.#bufLen + extra + 2 * this.#half);
+    const grown = new Float64Array(this.#bufLen + extra + 2 * this.#half);
     grown.set(this.#buf.subarray(0, this.#bufLen));
     this.#buf = grown;
   }
@@ -77,13 +80,63 @@ export class Resampler {
     const up = this.#up;
     const down = this.#down;
     const half = this.#half;
-    const width = 2 * half;
     const end = this.#bufStart + this.#bufLen;
     // output n needs input up to floor(n·down/up) + half, which must be < end
     const last = Math.ceil(((end - half) * up) / down);
     const count = Math.max(0, last - this.#next);
     if (count === 0) return empty;
     const out = new Int16Array(count);
+    if (this.#up === 1) this.#decimate(out);
+    else this.#interpolate(out);
+    this.#next += count;
+    // drop input no later output needs
+    const keepFrom = Math.floor((this.#next * this.#down) / this.#up) - this.#half + 1;
+    const shift = keepFrom - this.#bufStart;
+    if (shift > 0) {
+      this.#buf.copyWithin(0, shift, this.#bufLen);
+      this.#bufLen -= shift;
+      this.#bufStart = keepFrom;
+    }
+    return out;
+  }
+
+  /**
+   * Integer decimation (48 000 → 16 000): one phase, whose taps are symmetric about the output
+   * time, so each output is the centre tap plus (half − 1) folded pairs: half the multiplies.
+   */
+  #decimate(out: Int16Array): void {
+    const down = this.#down;
+    const half = this.#half;
+    const buf = this.#buf;
+    const fold = this.#fold;
+    // the centre sample of output n is input n·down, at index n·down − bufStart in the buffer
+    let centre = this.#next * down - this.#bufStart;
+    const c0 = fold[0]!;
+    for (let i = 0; i < out.length; i++, centre += down) {
+      // four accumulators: independent adds keep the FPU pipeline full
+      let a = c0 * buf[centre]!;
+      let b = 0;
+      let c = 0;
+      let d = 0;
+      let k = 1;
+      for (; k + 3 < half; k += 4) {
+        a += fold[k]! * (buf[centre - k]! + buf[centre + k]!);
+        b += fold[k + 1]! * (buf[centre - k - 1]! + buf[centre + k + 1]!);
+        c += fold[k + 2]! * (buf[centre - k - 2]! + buf[centre + k + 2]!);
+        d += fold[k + 3]! * (buf[centre - k - 3]! + buf[centre + k + 3]!);
+      }
+      for (; k < half; k++) a += fold[k]! * (buf[centre - k]! + buf[centre + k]!);
+      const acc = a + b + (c + d);
+      out[i] = acc >= 32767 ? 32767 : acc <= -32768 ? -32768 : Math.round(acc);
+    }
+  }
+
+  #interpolate(out: Int16Array): void {
+    const count = out.length;
+    const up = this.#up;
+    const down = this.#down;
+    const half = this.#half;
+    const width = 2 * half;
     const buf = this.#buf;
     const taps = this.#taps;
     const first = this.#next;
@@ -97,16 +150,6 @@ export class Resampler {
       for (let j = 0; j < width; j++) acc += buf[from + j]! * taps[tap + j]!;
       out[i] = acc >= 32767 ? 32767 : acc <= -32768 ? -32768 : Math.round(acc);
     }
-    this.#next += count;
-    // drop input no later output needs
-    const keepFrom = Math.floor((this.#next * down) / up) - half + 1;
-    const shift = keepFrom - this.#bufStart;
-    if (shift > 0) {
-      buf.copyWithin(0, shift, this.#bufLen);
-      this.#bufLen -= shift;
-      this.#bufStart = keepFrom;
-    }
-    return out;
   }
 }
 

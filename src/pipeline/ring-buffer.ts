@@ -3,6 +3,8 @@
  * ever written). Writing never allocates; reading hands out at most two views (the range may wrap),
  * so callers convert or copy straight into their own preallocated buffers.
  */
+const int16Scale = 1 / 32768;
+
 export class Int16Ring {
   readonly #buffer: Int16Array;
   #written = 0;
@@ -51,6 +53,23 @@ export class Int16Ring {
     const first = Math.min(length, this.capacity - start);
     visit(this.#buffer.subarray(start, start + first), 0);
     if (first < length) visit(this.#buffer.subarray(0, length - first), first);
+  }
+
+  /**
+   * Writes absolute range [from, to) as float32 in [-1, 1) into `dst` at `dstOffset`: the range
+   * checks of `read`, without making a view or a callback (the VAD does this for every window).
+   */
+  toFloat32(from: number, to: number, dst: Float32Array, dstOffset: number): void {
+    if (from < this.oldest || to > this.#written || from > to || dstOffset + (to - from) > dst.length) {
+      throw new RangeError(`Int16Ring: range [${from}, ${to}) is outside [${this.oldest}, ${this.#written})`);
+    }
+    const buffer = this.#buffer;
+    const capacity = this.capacity;
+    let at = from % capacity;
+    for (let i = dstOffset, end = dstOffset + (to - from); i < end; i++) {
+      dst[i] = buffer[at]! * int16Scale;
+      if (++at === capacity) at = 0;
+    }
   }
 
   /** Copies absolute range [from, to) into a new array: once per utterance, never per frame. */

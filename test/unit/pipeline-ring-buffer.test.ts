@@ -25,6 +25,16 @@ describe('Int16Ring', () => {
     ]);
   });
 
+  it('converts a wrapped range to float32 in place, at an offset', () => {
+    const ring = new Int16Ring(8);
+    ring.write(seq(0, 12)); // holds 4..11
+    const dst = new Float32Array(10).fill(9);
+    ring.toFloat32(5, 11, dst, 2);
+    expect(Array.from(dst)).toEqual([9, 9, ...[5, 6, 7, 8, 9, 10].map((v) => v / 32768), 9, 9]);
+    expect(() => ring.toFloat32(3, 6, dst, 0)).toThrow(RangeError);
+    expect(() => ring.toFloat32(5, 11, dst, 5)).toThrow(RangeError);
+  });
+
   it('refuses ranges it no longer holds', () => {
     const ring = new Int16Ring(4);
     ring.write(seq(0, 6));

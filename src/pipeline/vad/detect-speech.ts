@@ -1,27 +1,41 @@
-import { concatMap, defer, mergeAll, type OperatorFunction } from 'rxjs';
+import { Observable, type OperatorFunction } from 'rxjs';
 import type { AudioFrame } from '../audio-frame.js';
 import type { VadEvent } from './events.js';
-import type { VadOptions } from './options.js';
 import type { SileroVad } from './silero-vad.js';
+import type { VadStreamOptions } from './vad-stream.js';
 
 /**
  * 16 kHz frames in, speech events out: one VAD stream (own RNN state, ring buffer and options) per
- * subscription, on the shared model session.
+ * subscription, its windows batched with every other stream's (silero-vad.ts). Completes once the
+ * windows pushed before completion are scored; unsubscribing leaves the batcher at once.
  *
- * Backpressure: frames queue in `concatMap` while a window is being scored (one stream's windows
- * must run in order). A 32 ms window takes ~0.2 ms, so the queue stays at zero or one frame unless
- * the process is overloaded. A session's microphone graph (../listen.ts) bounds what reaches it.
+ * A frame the stream refuses (more than `maxPendingMs` waiting for the model) errors the
+ * observable: feed it at most real time, or put ../listen.ts's intake in front.
  */
 export function detectSpeech(
   vad: SileroVad,
-  options: Partial<VadOptions> = {},
+  options: Partial<VadStreamOptions> = {},
 ): OperatorFunction<AudioFrame, VadEvent> {
   return (frames) =>
-    defer(() => {
-      const stream = vad.stream(options);
-      return frames.pipe(
-        concatMap((frame) => stream.push(frame)),
-        mergeAll(),
-      );
+    new Observable<VadEvent>((subscriber) => {
+      const stream = vad.stream(options, {
+        event: (event) => subscriber.next(event),
+        error: (err) => subscriber.error(err),
+      });
+      const input = frames.subscribe({
+        next(frame) {
+          try {
+            if (!stream.push(frame)) subscriber.error(new Error('VAD is behind: frame refused (maxPendingMs)'));
+          } catch (err) {
+            subscriber.error(err);
+          }
+        },
+        error: (err: unknown) => subscriber.error(err),
+        complete: () => void stream.whenIdle().then(() => subscriber.complete()),
+      });
+      return () => {
+        input.unsubscribe();
+        stream.close();
+      };
     });
 }

@@ -6,13 +6,19 @@ export const vadSampleRate = 16_000;
 export const vadWindowSamples = 512;
 /** Samples of the previous window prepended to each input. */
 export const vadContextSamples = 64;
-/** RNN state shape [2, 1, 128]. */
+/** One input row: [context | window]. */
+export const vadInputSamples = vadContextSamples + vadWindowSamples;
+/** One stream's RNN state: h (128) then c (128); the model takes them as [2, B, 128]. */
 export const vadStateSize = 2 * 128;
 
-/** The state one model call needs: buffers a stream owns and reuses for every window. */
+/** The state one stream's windows need: buffers it owns and reuses for every window. */
 export interface SileroState {
-  /** [context (64) | window (512)] as float32; the caller writes the window, the model rolls the context. */
+  /** [context (64) | window (512)] as float32; the stream writes the window, the batcher rolls the context. */
   readonly input: Float32Array;
-  /** RNN state, carried from window to window. */
+  /** RNN state [h | c], carried from window to window. */
   readonly rnn: Float32Array;
+}
+
+export function newSileroState(): SileroState {
+  return { input: new Float32Array(vadInputSamples), rnn: new Float32Array(vadStateSize) };
 }

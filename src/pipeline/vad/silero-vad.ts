@@ -1,79 +1,67 @@
 /**
- * Silero VAD v5 on onnxruntime-node: one InferenceSession per process, shared by every stream.
- * Each stream keeps its own RNN state and context. onnxruntime-node runs inference synchronously on
- * the JS thread (its `run` only defers the call with setImmediate); a 32 ms window costs ~0.2 ms, so
- * one process's VAD capacity is bounded by one core (bench/voice.ts measures it).
- *
- * The model file is the one shipped in `@livekit/agents-plugin-silero` (no download).
+ * Silero VAD v5 for a whole process: one worker thread holds the model, and every live stream's
+ * due windows run there together as one batch (vad-batcher.ts: the batching and what happens when
+ * inference falls behind). Each stream keeps its own RNN state, context and ring on the main
+ * thread; the event loop only copies windows in and probabilities out.
  */
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { InferenceSession, Tensor } from 'onnxruntime-node';
-import type { VadOptions } from './options.js';
-import { vadContextSamples, vadSampleRate, vadStateSize, vadWindowSamples, type SileroState } from './silero-format.js';
-import { VadStream } from './vad-stream.js';
+import type { Logger } from 'pino';
+import { defaultSileroModelPath } from './silero-model.js';
+import { VadBatcher, type VadBatchStats } from './vad-batcher.js';
+import { VadStream, type VadSink, type VadStreamOptions } from './vad-stream.js';
 
 export interface SileroVadLoadOptions {
   /** Path of the Silero v5 ONNX file; defaults to the one inside @livekit/agents-plugin-silero. */
   modelPath: string;
-  /** ONNX Runtime intra-op threads per inference; 1 is right for 512-sample windows. */
+  /** ONNX Runtime intra-op threads of the worker; 1 leaves the other cores to the event loop. */
   intraOpNumThreads: number;
-}
-
-export function defaultSileroModelPath(): string {
-  const entry = createRequire(import.meta.url).resolve('@livekit/agents-plugin-silero');
-  return join(dirname(entry), 'silero_vad.onnx');
+  /** Most windows in one batch. */
+  maxBatch: number;
+  /** Least time between two batches' starts (windows due meanwhile join the next one). */
+  batchIntervalMs: number;
+  logger: Pick<Logger, 'warn'>;
 }
 
 export class SileroVad {
-  readonly #session: InferenceSession;
-  readonly #sr = new Tensor('int64', BigInt64Array.from([BigInt(vadSampleRate)]), []);
+  readonly #batcher: VadBatcher;
   #closed = false;
 
-  private constructor(session: InferenceSession) {
-    this.#session = session;
+  private constructor(batcher: VadBatcher) {
+    this.#batcher = batcher;
   }
 
+  /** Starts the worker and loads the model in it. */
   static async load(options: Partial<SileroVadLoadOptions> = {}): Promise<SileroVad> {
-    const session = await InferenceSession.create(options.modelPath ?? defaultSileroModelPath(), {
+    const batcher = new VadBatcher({
+      modelPath: options.modelPath ?? defaultSileroModelPath(),
       intraOpNumThreads: options.intraOpNumThreads ?? 1,
-      interOpNumThreads: 1,
-      executionMode: 'sequential',
-      graphOptimizationLevel: 'all',
+      maxBatch: options.maxBatch ?? 1024,
+      batchIntervalMs: options.batchIntervalMs ?? 2,
+      logger: options.logger,
     });
-    return new SileroVad(session);
+    await batcher.warm();
+    return new SileroVad(batcher);
   }
 
   /** A new stream with its own state; options are per stream (per agent). */
-  stream(options: Partial<VadOptions> = {}): VadStream {
+  stream(options: Partial<VadStreamOptions>, sink: VadSink): VadStream {
     if (this.#closed) throw new Error('SileroVad is closed');
-    return new VadStream(this, options);
+    return new VadStream(this.#batcher, options, sink);
   }
 
-  /** Fresh zeroed buffers for one stream. */
-  newState(): SileroState {
-    return { input: new Float32Array(vadContextSamples + vadWindowSamples), rnn: new Float32Array(vadStateSize) };
+  /** Batches run so far, windows scored, the largest batch. */
+  get stats(): Readonly<VadBatchStats> {
+    return this.#batcher.stats;
   }
 
-  /**
-   * Speech probability of the window in `state.input[64..576)`; updates `state.rnn` and moves the
-   * window's last 64 samples to the context slot. Calls for one state must not overlap.
-   */
-  async infer(state: SileroState): Promise<number> {
-    const result = await this.#session.run({
-      input: new Tensor('float32', state.input, [1, vadContextSamples + vadWindowSamples]),
-      state: new Tensor('float32', state.rnn, [2, 1, 128]),
-      sr: this.#sr,
-    });
-    state.rnn.set(result['stateN']!.data as Float32Array);
-    state.input.copyWithin(0, vadWindowSamples, vadContextSamples + vadWindowSamples);
-    return (result['output']!.data as Float32Array)[0]!;
+  /** Whether a batch is on the worker now (tests use it to act mid-batch). */
+  get batchInFlight(): boolean {
+    return this.#batcher.inFlight;
   }
 
-  /** Releases the inference session; streams must be done. */
+  /** Stops the worker; streams still open get an error. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.#session.release();
+    await this.#batcher.close();
   }
 }

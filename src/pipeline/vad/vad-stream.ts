@@ -1,47 +1,84 @@
 /**
- * One VAD stream: 16 kHz frames of any length in, `VadEvent`s out. Incoming samples go into one
- * preallocated ring (long enough for prefix padding plus the longest utterance); 512-sample windows
- * are converted from the ring straight into the model's input buffer, so no frame is copied. The
+ * One VAD stream: 16 kHz frames of any length in, `VadEvent`s out through its sink. Incoming
+ * samples go into one ring allocated once, sized by the agent's settings (prefix padding + longest
+ * utterance + the most audio allowed to wait for the model); each 512-sample window is converted
+ * from the ring straight into the stream's model input and handed to the batcher, one window at a
+ * time (the next needs the state this one produces). Pushing a frame allocates nothing; the
  * utterance handed out at `speech_end` is the only allocation (one per utterance).
  */
-import { int16ToFloat32Into, samplesForMs, type AudioFrame } from '../audio-frame.js';
+import { samplesForMs, type AudioFrame } from '../audio-frame.js';
 import { Int16Ring } from '../ring-buffer.js';
 import type { VadEvent } from './events.js';
 import { resolveVadOptions, type VadOptions } from './options.js';
-import { vadContextSamples, vadSampleRate, vadWindowSamples, type SileroState } from './silero-format.js';
-import type { SileroVad } from './silero-vad.js';
+import {
+  newSileroState,
+  vadContextSamples,
+  vadSampleRate,
+  vadWindowSamples,
+  type SileroState,
+} from './silero-format.js';
 import { SpeechGate, type SpeechDecision } from './speech-gate.js';
+import type { BatchRow, VadBatcher } from './vad-batcher.js';
 
 export class VadInputError extends Error {
   override readonly name = 'VadInputError';
 }
 
-const noEvents: readonly VadEvent[] = Object.freeze([]);
+/** Where a stream's results go (called on the event loop, in window order). */
+export interface VadSink {
+  event(event: VadEvent): void;
+  /** `samples` more of the pushed audio went through the model (so a backlog can give them back). */
+  processed?(samples: number): void;
+  /** The model failed (its worker died): the stream is over. */
+  error(err: Error): void;
+}
+
+export interface VadStreamOptions extends VadOptions {
+  /** Audio allowed to wait for the model, at most; `push` refuses frames beyond it. */
+  maxPendingMs: number;
+}
+
+/** Default bound on a stream's audio waiting for the model: the intake's session backlog (6 s). */
+export const defaultMaxPendingMs = 6_000;
+
 const samplesPerMs = vadSampleRate / 1000;
 const windowMs = vadWindowSamples / samplesPerMs;
 
-export class VadStream {
+export class VadStream implements BatchRow {
   readonly options: Readonly<VadOptions>;
-  readonly #vad: SileroVad;
-  readonly #state: SileroState;
+  readonly state: SileroState = newSileroState();
+  readonly #batcher: VadBatcher;
+  readonly #sink: VadSink;
   readonly #ring: Int16Ring;
   readonly #gate: SpeechGate;
   readonly #prefixSamples: number;
-  /** Absolute index of the first sample not yet run through the model. */
+  readonly #maxPending: number;
+  /** Absolute index of the first sample not yet scored (the window in the batcher starts here). */
   #processed = 0;
-  /** Serialises `push` calls: one window at a time per stream, in order. */
-  #tail: Promise<unknown> = Promise.resolve();
+  #submitted = false;
+  #closed = false;
+  #idle: (() => void) | undefined;
 
-  constructor(vad: SileroVad, options: Partial<VadOptions>) {
-    this.options = Object.freeze(resolveVadOptions(options));
-    this.#vad = vad;
-    this.#state = vad.newState();
+  constructor(batcher: VadBatcher, options: Partial<VadStreamOptions>, sink: VadSink) {
+    const { maxPendingMs = defaultMaxPendingMs, ...vadOptions } = options;
+    this.options = Object.freeze(resolveVadOptions(vadOptions));
+    this.#batcher = batcher;
+    this.#sink = sink;
     this.#gate = new SpeechGate(this.options, windowMs);
     this.#prefixSamples = samplesForMs(this.options.prefixPaddingMs, vadSampleRate);
-    // utterance (prefix + max length) + one window of rounding + up to two windows not yet processed
+    this.#maxPending = Math.max(vadWindowSamples, samplesForMs(maxPendingMs, vadSampleRate));
+    // an utterance (prefix + max length) + one window of rounding + the audio waiting for the model
     this.#ring = new Int16Ring(
-      this.#prefixSamples + samplesForMs(this.options.maxUtteranceMs, vadSampleRate) + 3 * vadWindowSamples,
+      this.#prefixSamples +
+        samplesForMs(this.options.maxUtteranceMs, vadSampleRate) +
+        vadWindowSamples +
+        this.#maxPending,
     );
+  }
+
+  /** Samples of the ring: what this stream holds in memory (2 bytes each). */
+  get capacity(): number {
+    return this.#ring.capacity;
   }
 
   /** Whether the stream is inside an utterance (between `speech_start` and `speech_end`). */
@@ -49,47 +86,96 @@ export class VadStream {
     return this.#gate.speaking;
   }
 
-  /** Stream time in ms of the audio run through the model so far. */
+  /** Stream time in ms of the audio scored so far. */
   get processedMs(): number {
     return this.#processed / samplesPerMs;
   }
 
-  /**
-   * Feeds one 16 kHz frame; resolves with the events it completed (usually none). Calls may overlap:
-   * they are queued and run in order. The frame is read before the promise resolves and not kept.
-   */
-  push(frame: AudioFrame): Promise<readonly VadEvent[]> {
-    const run = this.#tail.then(() => this.#process(frame));
-    this.#tail = run.catch(() => undefined); // the caller gets the rejection from `run`; the queue goes on
-    return run;
+  /** Samples pushed and not yet scored. */
+  get pending(): number {
+    return this.#ring.written - this.#processed;
   }
 
-  async #process(frame: AudioFrame): Promise<readonly VadEvent[]> {
+  /** Samples waiting for the model: the whole windows not yet scored (a part-window waits for audio, not for the model). */
+  get waiting(): number {
+    const pending = this.pending;
+    return pending - (pending % vadWindowSamples);
+  }
+
+  /**
+   * Feeds one 16 kHz frame (read now, not kept). Returns false, taking nothing, when the frame
+   * would put more than `maxPendingMs` of audio in wait for the model (the model is behind).
+   */
+  push(frame: AudioFrame): boolean {
     if (frame.sampleRate !== vadSampleRate) {
       throw new VadInputError(
         `VAD needs ${vadSampleRate} Hz frames, got ${frame.sampleRate} Hz (put resampleTo(${vadSampleRate}) before it)`,
       );
     }
-    let events: VadEvent[] | undefined;
-    const samples = frame.samples;
-    // write at most one window at a time so unprocessed samples never exceed the ring's slack
-    for (let at = 0; at < samples.length; at += vadWindowSamples) {
-      this.#ring.write(samples.subarray(at, at + vadWindowSamples));
-      while (this.#ring.written - this.#processed >= vadWindowSamples) {
-        const from = this.#processed;
-        this.#ring.read(from, from + vadWindowSamples, (view, offset) =>
-          int16ToFloat32Into(view, this.#state.input, vadContextSamples + offset),
-        );
-        const probability = await this.#vad.infer(this.#state);
-        this.#processed += vadWindowSamples;
-        const atMs = this.#processed / samplesPerMs;
-        if (this.options.emitInference)
-          (events ??= []).push({ type: 'inference', atMs, probability, speaking: this.#gate.speaking });
-        const decision = this.#gate.push(probability, atMs);
-        if (decision) (events ??= []).push(this.#toEvent(decision));
-      }
+    if (this.#closed) return false;
+    if (this.pending + frame.samples.length > this.#maxPending) return false;
+    this.#ring.write(frame.samples);
+    this.#next();
+    return true;
+  }
+
+  /** Resolves once every whole window pushed so far has been scored. */
+  whenIdle(): Promise<void> {
+    if (!this.#submitted || this.#closed) return Promise.resolve();
+    return new Promise((resolve) => {
+      const previous = this.#idle;
+      this.#idle = () => {
+        previous?.();
+        resolve();
+      };
+    });
+  }
+
+  /** Leaves the batcher; a window already running is answered and ignored. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#batcher.cancel(this);
+    this.#settleIdle();
+  }
+
+  scored(probability: number): void {
+    this.#submitted = false;
+    if (this.#closed) return;
+    this.#processed += vadWindowSamples;
+    const atMs = this.#processed / samplesPerMs;
+    if (this.options.emitInference)
+      this.#sink.event({ type: 'inference', atMs, probability, speaking: this.#gate.speaking });
+    const decision = this.#gate.push(probability, atMs);
+    if (decision) this.#sink.event(this.#toEvent(decision));
+    this.#sink.processed?.(vadWindowSamples);
+    if (!this.#closed) this.#next();
+  }
+
+  failed(err: Error): void {
+    this.#submitted = false;
+    if (this.#closed) return;
+    this.close();
+    this.#sink.error(err);
+  }
+
+  /** Hands the next whole window to the batcher, unless one is there already. */
+  #next(): void {
+    if (this.#submitted) return;
+    const from = this.#processed;
+    if (this.#ring.written - from < vadWindowSamples) {
+      this.#settleIdle();
+      return;
     }
-    return events ?? noEvents;
+    this.#ring.toFloat32(from, from + vadWindowSamples, this.state.input, vadContextSamples);
+    this.#submitted = true;
+    this.#batcher.submit(this);
+  }
+
+  #settleIdle(): void {
+    const idle = this.#idle;
+    this.#idle = undefined;
+    idle?.();
   }
 
   #toEvent(decision: SpeechDecision): VadEvent {
