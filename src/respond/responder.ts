@@ -5,6 +5,7 @@ import type { StoredAgent } from '../records/agent.js';
 import type { StoredPreset } from '../records/preset.js';
 import type { WebhookObserver } from '../metrics/operator-metrics.js';
 import type { Store } from '../store/store.js';
+import type { CallAction } from '../actions/call-action.js';
 import { callWebhook, type UpstreamFailure } from './webhook.js';
 
 export interface Turn {
@@ -14,6 +15,11 @@ export interface Turn {
   userId: string | null;
   /** RAG context; null when RAG is off for the agent (SPEC §4.5 rule 3). */
   context: string | null;
+  /**
+   * Told when the answer asks for call control (the webhook reply's `action`, or a built-in
+   * action the LLM called): the caller carries it out after the answer (src/actions).
+   */
+  onAction?: ((action: CallAction) => void) | undefined;
 }
 
 export type Answer =
@@ -70,7 +76,13 @@ export class Responder {
       signal,
     );
     this.options.metrics?.webhook(result.ok ? 'ok' : result.failure, result.latencyMs);
-    if (result.ok) return { ok: true, text: result.response, source: 'webhook', latencyMs: result.latencyMs };
+    if (result.ok) {
+      // A malformed action is recorded and ignored; the answer itself still counts.
+      if (result.actionError !== null)
+        await this.record(agent, turn, 'webhook_invalid_action', result.actionError, result.status, result.latencyMs);
+      if (result.action !== null) turn.onAction?.(result.action);
+      return { ok: true, text: result.response, source: 'webhook', latencyMs: result.latencyMs };
+    }
     if (result.failure === 'aborted')
       return { ok: false, aborted: true, errorId: null, message: result.message, latencyMs: result.latencyMs };
     const errorId = await this.record(

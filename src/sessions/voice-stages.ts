@@ -7,6 +7,7 @@ import { ProviderError } from '../providers/provider-error.js';
 import type { StoredAgent } from '../records/agent.js';
 import type { Session } from '../records/session.js';
 import { AnswerFailed } from '../respond/responder.js';
+import type { CallControl } from '../actions/call-control.js';
 import type { VoiceSessionDeps } from './voice-session-deps.js';
 import type { VoiceSettings } from './voice-settings.js';
 
@@ -17,6 +18,8 @@ export interface StageContext {
   settings: VoiceSettings;
   /** The rate speech is played out at (the transport's output rate). */
   outputRate: number;
+  /** Where the answer's call control goes (hang up, transfer) until its turn has played. */
+  control?: CallControl | undefined;
 }
 
 /**
@@ -67,7 +70,17 @@ export function voiceStages(ctx: StageContext): ReplyStages {
     const { context } = await deps.rag.retrieveContext(agent, transcript, session.id);
     yield* deps.responder.stream(
       agent,
-      { sessionId: session.id, conversationId: session.conversation_id, transcript, userId: session.user_id, context },
+      {
+        sessionId: session.id,
+        conversationId: session.conversation_id,
+        transcript,
+        userId: session.user_id,
+        context,
+        // An answer that arrives after barge-in aborted its turn asks for nothing.
+        onAction: (action) => {
+          if (!signal.aborted) ctx.control?.request(action);
+        },
+      },
       settings.llm,
       signal,
     );

@@ -5,6 +5,7 @@ import { newAgentToken, newId } from '../../ids.js';
 import {
   defaultAgentSettings,
   toPublicAgent,
+  withSettingDefaults,
   type Agent,
   type AgentCreate,
   type AgentPatch,
@@ -77,7 +78,7 @@ export class AgentRepository {
   async getStored(id: string): Promise<StoredAgent> {
     const raw = await this.redis.get(this.keys.agent(id));
     if (raw === null) throw new NotFoundError('agent', id);
-    return JSON.parse(raw) as StoredAgent;
+    return withSettingDefaults(JSON.parse(raw) as StoredAgent);
   }
 
   /** The agent a token belongs to, or null: for SDK authentication. */
@@ -102,7 +103,7 @@ export class AgentRepository {
   /** The agent record if `token` is its current token, else null (and the cache forgets it). */
   async verifyToken(id: string, token: string): Promise<StoredAgent | null> {
     const raw = await this.redis.get(this.keys.agent(id));
-    const agent = raw === null ? null : (JSON.parse(raw) as StoredAgent);
+    const agent = raw === null ? null : withSettingDefaults(JSON.parse(raw) as StoredAgent);
     if (agent !== null && agent.agent_token === token) return agent;
     this.tokenIds.delete(hashToken(token));
     return null;
