@@ -44,6 +44,11 @@ export function parseWebhookAction(raw: unknown): ParsedAction {
   return { ok: true, action: a.type === 'end_call' ? { type: 'end_call' } : { type: 'transfer', to: a.to ?? null } };
 }
 
+/** A transfer without its own destination goes to the agent's `transfer_to` (which may be null too). */
+export function withAgentTarget(action: CallAction, transferTo: string | null): CallAction {
+  return action.type === 'transfer' && action.to === null ? { type: 'transfer', to: transferTo } : action;
+}
+
 /** LiveKit's `transferTo` wants a URI: a bare phone number becomes `tel:<number>` (spaces and punctuation dropped). */
 export function sipTransferUri(to: string): string {
   if (/^(sips?|tel):/.test(to)) return to;

@@ -5,7 +5,7 @@ import type { StoredAgent } from '../records/agent.js';
 import type { StoredPreset } from '../records/preset.js';
 import type { WebhookObserver } from '../metrics/operator-metrics.js';
 import type { Store } from '../store/store.js';
-import type { CallAction } from '../actions/call-action.js';
+import { withAgentTarget, type CallAction } from '../actions/call-action.js';
 import { callWebhook, type UpstreamFailure } from './webhook.js';
 
 export interface Turn {
@@ -80,7 +80,7 @@ export class Responder {
       // A malformed action is recorded and ignored; the answer itself still counts.
       if (result.actionError !== null)
         await this.record(agent, turn, 'webhook_invalid_action', result.actionError, result.status, result.latencyMs);
-      if (result.action !== null) turn.onAction?.(result.action);
+      if (result.action !== null) turn.onAction?.(withAgentTarget(result.action, agent.transfer_to));
       return { ok: true, text: result.response, source: 'webhook', latencyMs: result.latencyMs };
     }
     if (result.failure === 'aborted')
