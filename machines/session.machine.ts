@@ -18,13 +18,7 @@ import { assign, emit, fromEventObservable, fromPromise, setup, type ActorRefFro
  */
 
 export type EndReason =
-  | 'idle_timeout'
-  | 'max_duration'
-  | 'client_hangup'
-  | 'error'
-  | 'shutdown'
-  | 'agent_hangup'
-  | 'transferred';
+  'idle_timeout' | 'max_duration' | 'client_hangup' | 'error' | 'shutdown' | 'agent_hangup' | 'transferred';
 
 /**
  * Call control an answer asked for (src/actions): hang up, or hand the caller over to `to`. The

@@ -12,6 +12,7 @@ import { closeRedis, connectRedis, type Redis } from './store/redis.js';
 import { Store } from './store/store.js';
 import { ChatService } from './chat/chat-service.js';
 import { EventOutbox } from './events/outbox.js';
+import { PostCallAnalysis } from './analysis/post-call-analysis.js';
 import { OpenAiLlm } from './providers/openai/openai-llm.js';
 import { RagService } from './rag/rag-service.js';
 import { TokenBucket } from './ratelimit/token-bucket.js';
@@ -72,6 +73,7 @@ export async function openParley(
   services.supervisor.start();
   services.reaper.start();
   services.rag.start();
+  services.analysis.start();
   services.livekit.start();
   const { app, areas, router } = createApp({ config, store, logger, registry, metrics, services });
   let server: Server | undefined;
@@ -118,6 +120,7 @@ export async function openParley(
       await services.reaper.stop();
       await services.sweeper.stop();
       await services.rag.close();
+      await services.analysis.close();
       await services.outbox.close();
       await ownSpeech?.close();
       closeRedis(redis);
@@ -145,6 +148,8 @@ export interface Services {
   rag: RagService;
   /** LiveKit: agent worker and in-process jobs, server API, instance heartbeats (src/realtime/livekit). */
   livekit: LivekitPlane;
+  /** Post-call analysis: durable queue of sessions to summarise, fed by session ends (src/analysis). */
+  analysis: PostCallAnalysis;
 }
 
 export async function createServices(
@@ -169,6 +174,18 @@ export async function createServices(
     relayIntervalMs: config.events.relayIntervalMs,
     metrics,
   });
+  const analysis = new PostCallAnalysis({
+    redisUrl: config.redisUrl,
+    prefix: config.redisPrefix,
+    store,
+    outbox,
+    logger,
+    endpoint: { apiKey: config.openai.apiKey, baseUrl: config.openai.baseUrl },
+    concurrency: config.analysis.concurrency,
+    retryBaseMs: config.analysis.retryBaseMs,
+    timeoutMs: config.analysis.timeoutMs,
+    relayIntervalMs: config.events.relayIntervalMs,
+  });
   const recorder = createTurnRecorder({
     store,
     outbox,
@@ -176,6 +193,7 @@ export async function createServices(
     retryWindowMs: config.events.recordRetryMs,
     crashAfter: config.events.crashAfterRecord,
     metrics,
+    analysis,
   });
   const llm = new OpenAiLlm({ apiKey: config.openai.apiKey, baseUrl: config.openai.baseUrl });
   const responder = new Responder({
@@ -227,6 +245,7 @@ export async function createServices(
     recorder,
     responder,
     rag,
+    analysis,
     chat: new ChatService({ store, responder, recorder, logger, rag }),
     voice: new VoiceSessions({
       store,

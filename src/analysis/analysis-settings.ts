@@ -60,7 +60,9 @@ export const analysisSettingsSchema = z
       .max(10_000)
       .nullable()
       .default(null)
-      .meta({ description: 'Extra instructions for the analysis (what to look for, how to summarise); null for none.' }),
+      .meta({
+        description: 'Extra instructions for the analysis (what to look for, how to summarise); null for none.',
+      }),
     schema: analysisSchemaField.nullable().default(null),
   })
   .meta({

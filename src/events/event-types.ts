@@ -5,6 +5,8 @@ export const asyncEventTypes = [
   'llm_response',
   'audio_ready',
   'context_retrieved',
+  // Post-call analysis stored on the conversation (src/analysis).
+  'analysis_ready',
 ] as const;
 export type AsyncEventType = (typeof asyncEventTypes)[number];
 

@@ -169,7 +169,11 @@ export const agentSchema = z
     transfer_enabled: z.boolean(),
     transfer_to: z.string().nullable(),
     analysis: z
-      .object({ enabled: z.boolean(), prompt: z.string().nullable(), schema: z.record(z.string(), z.unknown()).nullable() })
+      .object({
+        enabled: z.boolean(),
+        prompt: z.string().nullable(),
+        schema: z.record(z.string(), z.unknown()).nullable(),
+      })
       .nullable(),
     agent_token: z.string().meta({ description: 'Secret the SDK sends as `agent_token`; regenerate to revoke.' }),
     created_at: timestampSchema,

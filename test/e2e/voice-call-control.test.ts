@@ -27,7 +27,9 @@ beforeAll(async () => {
   hello = await readWav(new URL('../fixtures/audio/hello.wav', import.meta.url).pathname);
   redis = await TestRedis.start();
   audioApi = await OpenAiAudioServer.start({ transcribe: () => 'That is all, thank you.' });
-  webhook = await HttpReceiver.start((req) => webhookReply((req.json as { data: { transcript: string } }).data.transcript));
+  webhook = await HttpReceiver.start((req) =>
+    webhookReply((req.json as { data: { transcript: string } }).data.transcript),
+  );
   events = await HttpReceiver.start(() => ({ status: 204 }));
   p = await startParley(redis, { OPENAI_BASE_URL: audioApi.baseUrl, OPENAI_API_KEY: 'sk-test' });
 });

@@ -116,7 +116,12 @@ describe('passthrough call control in chat', () => {
 describe('agent settings for call control and analysis', () => {
   it('defaults, round trip and validation (400 with every bad field)', async () => {
     const agent = await createAgent(bed.p);
-    expect(agent).toMatchObject({ end_call_enabled: false, transfer_enabled: false, transfer_to: null, analysis: null });
+    expect(agent).toMatchObject({
+      end_call_enabled: false,
+      transfer_enabled: false,
+      transfer_to: null,
+      analysis: null,
+    });
 
     const patched = await bed.p.request('PATCH', `/admin/v1/agents/${agent.id}`, {
       body: {
