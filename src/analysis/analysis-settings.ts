@@ -65,8 +65,8 @@ export const analysisSettingsSchema = z
       }),
     schema: analysisSchemaField.nullable().default(null),
   })
+  // Inlined (no component id) so the panel's settings form, which reads AgentPatch, sees an object.
   .meta({
-    id: 'AnalysisSettings',
     description:
       "Post-call analysis: when a session ends, the agent's LLM writes a summary and, with `schema`, structured fields; stored on the conversation and sent as `analysis_ready`. Null: off.",
   });
