@@ -55,14 +55,9 @@ const analysisSchemaField = z
 export const analysisSettingsSchema = z
   .strictObject({
     enabled: z.boolean().meta({ description: 'Analyse each session of this agent once it ends.' }),
-    prompt: z
-      .string()
-      .max(10_000)
-      .nullable()
-      .default(null)
-      .meta({
-        description: 'Extra instructions for the analysis (what to look for, how to summarise); null for none.',
-      }),
+    prompt: z.string().max(10_000).nullable().default(null).meta({
+      description: 'Extra instructions for the analysis (what to look for, how to summarise); null for none.',
+    }),
     schema: analysisSchemaField.nullable().default(null),
   })
   // Inlined (no component id) so the panel's settings form, which reads AgentPatch, sees an object.
