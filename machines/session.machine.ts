@@ -1,5 +1,5 @@
 import { EMPTY } from 'rxjs';
-import { assign, emit, fromEventObservable, setup, type ActorRefFrom } from 'xstate';
+import { assign, emit, fromEventObservable, fromPromise, setup, type ActorRefFrom } from 'xstate';
 
 /**
  * The state of one voice conversation. Pure: it imports nothing from src/. Audio never passes
@@ -17,7 +17,14 @@ import { assign, emit, fromEventObservable, setup, type ActorRefFrom } from 'xst
  * `interrupted`, `turn_started`, `ended`.
  */
 
-export type EndReason = 'idle_timeout' | 'max_duration' | 'client_hangup' | 'error' | 'shutdown';
+export type EndReason =
+  'idle_timeout' | 'max_duration' | 'client_hangup' | 'error' | 'shutdown' | 'agent_hangup' | 'transferred';
+
+/**
+ * Call control an answer asked for (src/actions): hang up, or hand the caller over to `to`. The
+ * reply actor sends ACT once the closing words have played; the `act` actor carries it out.
+ */
+export type CallAction = { type: 'end_call' } | { type: 'transfer'; to: string | null };
 
 /** What a turn starts from: a finished utterance or a typed message. Times are wall-clock ms. */
 export type TurnInput =
@@ -43,6 +50,8 @@ export interface SessionContext extends SessionMachineInput {
   transcript: string | null;
   endReason: EndReason | null;
   error: string | null;
+  /** The call control being carried out (state `acting`). */
+  action: CallAction | null;
 }
 
 export type SessionEvent =
@@ -62,6 +71,8 @@ export type SessionEvent =
   | { type: 'SPEAK_DONE' }
   | { type: 'REPLY_DONE' }
   | { type: 'REPLY_FAILED'; error: string }
+  /** The turn's answer asked for call control and its words have played. */
+  | { type: 'ACT'; action: CallAction }
   | { type: 'HANGUP' }
   | { type: 'SHUTDOWN' }
   | { type: 'FAIL'; error: string };
@@ -74,6 +85,9 @@ export type SessionEmitted =
 export interface SpeakInput {
   text: string;
 }
+
+/** What `act` resolves with: the reason the session ends with (it throws when the action failed). */
+export type ActOutput = Extract<EndReason, 'agent_hangup' | 'transferred'>;
 
 export interface ReplyInput {
   turn: number;
@@ -91,6 +105,9 @@ export const sessionMachine = setup({
     listen: fromEventObservable<SessionEvent, void>(() => EMPTY),
     speak: fromEventObservable<SessionEvent, SpeakInput>(() => EMPTY),
     reply: fromEventObservable<SessionEvent, ReplyInput>(() => EMPTY),
+    act: fromPromise<ActOutput, CallAction>(({ input }) =>
+      Promise.resolve(input.type === 'end_call' ? 'agent_hangup' : 'transferred'),
+    ),
   },
   delays: {
     idleTimeout: ({ context }) => context.idleTimeoutMs,
@@ -141,6 +158,7 @@ export const sessionMachine = setup({
     transcript: null,
     endReason: null,
     error: null,
+    action: null,
   }),
   initial: 'active',
   states: {
@@ -206,6 +224,8 @@ export const sessionMachine = setup({
               { guard: 'hasQueued', target: 'turn', reenter: true, actions: ['startQueuedTurn', 'announceTurn'] },
               { target: 'listening', actions: 'clearTurn' },
             ],
+            // The answer asked to hang up or transfer, and its closing words have played.
+            ACT: { target: 'acting', actions: assign(({ event }) => ({ action: event.action })) },
             // With interruptions off, speech during the answer is kept and answered next.
             SPEECH_END: { actions: 'queueUtterance' },
             TEXT: {
@@ -236,6 +256,19 @@ export const sessionMachine = setup({
                 },
               },
             },
+          },
+        },
+        /**
+         * Carrying out call control: no barge-in (speech and text are ignored), so a transfer under
+         * way is never cut. Done: the session ends with the action's reason. Failed (recorded by the
+         * actor): the conversation goes on.
+         */
+        acting: {
+          invoke: {
+            src: 'act',
+            input: ({ context }) => context.action!,
+            onDone: { target: '#session.ended', actions: assign(({ event }) => ({ endReason: event.output })) },
+            onError: { target: 'listening', actions: [assign({ action: null }), 'clearTurn'] },
           },
         },
         interrupted: {

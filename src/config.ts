@@ -64,6 +64,9 @@ export const envSchema = z.object({
   PARLEY_EVENT_CONCURRENCY: int(1, 256).default(16),
   PARLEY_EVENT_RELAY_INTERVAL_MS: int(10, 600_000).default(1_000),
   PARLEY_RECORD_RETRY_MS: int(0, 600_000).default(30_000),
+  PARLEY_ANALYSIS_CONCURRENCY: int(0, 64).default(2),
+  PARLEY_ANALYSIS_RETRY_BASE_MS: int(10, 600_000).default(5_000),
+  PARLEY_ANALYSIS_TIMEOUT_MS: int(1_000, 600_000).default(60_000),
   /** Test hook (NODE_ENV=test only): the process kills itself (SIGKILL) right after storing a record with this event. */
   PARLEY_TEST_CRASH_AFTER_RECORD: z.enum(['session_start', 'llm_response', 'audio_ready', 'session_end']).optional(),
   PARLEY_LIVEKIT_TOKEN_TTL_S: int(30, 86_400).default(600),
@@ -133,6 +136,8 @@ export interface Config {
     /** Test hook: SIGKILL right after a record announcing this event is stored (NODE_ENV=test only). */
     readonly crashAfterRecord: 'session_start' | 'llm_response' | 'audio_ready' | 'session_end' | undefined;
   };
+  /** Post-call analysis (src/analysis): jobs at once per process, first retry delay, LLM timeout. */
+  readonly analysis: { readonly concurrency: number; readonly retryBaseMs: number; readonly timeoutMs: number };
   readonly livekitTokenTtlS: number;
   /** A voice session with no media connection this long after creation ends (`never_connected`); at most the token TTL. */
   readonly voiceConnectWindowMs: number;
@@ -233,6 +238,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       relayIntervalMs: e.PARLEY_EVENT_RELAY_INTERVAL_MS,
       recordRetryMs: e.PARLEY_RECORD_RETRY_MS,
       crashAfterRecord: e.NODE_ENV === 'test' ? e.PARLEY_TEST_CRASH_AFTER_RECORD : undefined,
+    }),
+    analysis: Object.freeze({
+      concurrency: e.PARLEY_ANALYSIS_CONCURRENCY,
+      retryBaseMs: e.PARLEY_ANALYSIS_RETRY_BASE_MS,
+      timeoutMs: e.PARLEY_ANALYSIS_TIMEOUT_MS,
     }),
     livekitTokenTtlS: e.PARLEY_LIVEKIT_TOKEN_TTL_S,
     // A token outliving the connect window is fine (the session has ended); a window outliving the token is not.

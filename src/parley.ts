@@ -12,6 +12,7 @@ import { closeRedis, connectRedis, type Redis } from './store/redis.js';
 import { Store } from './store/store.js';
 import { ChatService } from './chat/chat-service.js';
 import { EventOutbox } from './events/outbox.js';
+import { PostCallAnalysis } from './analysis/post-call-analysis.js';
 import { OpenAiLlm } from './providers/openai/openai-llm.js';
 import { RagService } from './rag/rag-service.js';
 import { TokenBucket } from './ratelimit/token-bucket.js';
@@ -73,6 +74,7 @@ export async function openParley(
   services.supervisor.start();
   services.reaper.start();
   services.rag.start();
+  services.analysis.start();
   services.livekit.start();
   const { app, areas, router } = createApp({ config, store, logger, registry, metrics, services });
   let server: Server | undefined;
@@ -120,6 +122,7 @@ export async function openParley(
       await services.sweeper.stop();
       await services.rag.close();
       await services.endOfTurnModel?.close();
+      await services.analysis.close();
       await services.outbox.close();
       await ownSpeech?.close();
       closeRedis(redis);
@@ -149,6 +152,8 @@ export interface Services {
   rag: RagService;
   /** LiveKit: agent worker and in-process jobs, server API, instance heartbeats (src/realtime/livekit). */
   livekit: LivekitPlane;
+  /** Post-call analysis: durable queue of sessions to summarise, fed by session ends (src/analysis). */
+  analysis: PostCallAnalysis;
 }
 
 export async function createServices(
@@ -174,6 +179,18 @@ export async function createServices(
     relayIntervalMs: config.events.relayIntervalMs,
     metrics,
   });
+  const analysis = new PostCallAnalysis({
+    redisUrl: config.redisUrl,
+    prefix: config.redisPrefix,
+    store,
+    outbox,
+    logger,
+    endpoint: { apiKey: config.openai.apiKey, baseUrl: config.openai.baseUrl },
+    concurrency: config.analysis.concurrency,
+    retryBaseMs: config.analysis.retryBaseMs,
+    timeoutMs: config.analysis.timeoutMs,
+    relayIntervalMs: config.events.relayIntervalMs,
+  });
   const recorder = createTurnRecorder({
     store,
     outbox,
@@ -181,6 +198,7 @@ export async function createServices(
     retryWindowMs: config.events.recordRetryMs,
     crashAfter: config.events.crashAfterRecord,
     metrics,
+    analysis,
   });
   const llm = new OpenAiLlm({ apiKey: config.openai.apiKey, baseUrl: config.openai.baseUrl });
   const responder = new Responder({
@@ -245,6 +263,7 @@ export async function createServices(
     recorder,
     responder,
     rag,
+    analysis,
     chat: new ChatService({ store, responder, recorder, logger, rag }),
     voice: new VoiceSessions({
       store,

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { endReasonOf, type CallAction } from '../actions/call-action.js';
 import { AppError, ConflictError, NotFoundError } from '../errors.js';
 import type { StoredAgent } from '../records/agent.js';
 import type { Answer, Responder } from '../respond/responder.js';
@@ -16,6 +17,10 @@ export interface ChatReply {
   session_id: string;
   response: string;
   mode: 'enhanced' | 'passthrough';
+  /** Present (true) only when the answer ended the session (call control `end_call` or `transfer`). */
+  ended?: true;
+  /** Present only for a `transfer`: where the client should hand the user over (null: it decides). */
+  transfer?: { to: string | null };
 }
 
 export interface ChatServiceOptions {
@@ -60,6 +65,7 @@ export class ChatService {
 
     const context =
       this.o.rag === undefined ? null : (await this.o.rag.retrieveContext(agent, request.message, session.id)).context;
+    let action: CallAction | null = null;
     const answer = await this.o.responder.answer(agent, {
       sessionId: session.id,
       conversationId: session.conversation_id,
@@ -69,6 +75,7 @@ export class ChatService {
       session,
       channel: 'chat',
       turn: session.turns + 1,
+      onAction: (asked) => (action = asked),
     });
     const responseMs = Math.round((performance.now() - started) * 100) / 100;
     await userMessage;
@@ -98,7 +105,18 @@ export class ChatService {
       latencyMs: answer.latencyMs,
       timings: { response_ms: responseMs, [answer.source === 'webhook' ? 'webhook_ms' : 'llm_ms']: answer.latencyMs },
     });
-    return { session_id: session.id, response: answer.text, mode: agent.mode };
+    const reply: ChatReply = { session_id: session.id, response: answer.text, mode: agent.mode };
+    return action === null ? reply : this.act(agent, session.id, action, reply);
+  }
+
+  /**
+   * Call control in chat, after the answer is stored: the session ends (`agent_hangup` or
+   * `transferred`) and the reply says so; a transfer's destination goes to the client, which hands
+   * the user over (to a human desk, a phone line) as its app knows how.
+   */
+  private async act(agent: StoredAgent, sessionId: string, action: CallAction, reply: ChatReply): Promise<ChatReply> {
+    await this.o.recorder.ended(agent, sessionId, endReasonOf(action), { error: null, session_type: 'chat' });
+    return { ...reply, ended: true, ...(action.type === 'transfer' ? { transfer: { to: action.to } } : {}) };
   }
 
   private upstreamError(agent: StoredAgent, answer: Answer & { ok: false }, sessionId: string): AppError {

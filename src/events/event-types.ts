@@ -7,6 +7,8 @@ export const asyncEventTypes = [
   'context_retrieved',
   /** One call of an operator tool (or built-in action) in enhanced mode, written with its `tool` message. */
   'tool_call',
+  // Post-call analysis stored on the conversation (src/analysis).
+  'analysis_ready',
 ] as const;
 export type AsyncEventType = (typeof asyncEventTypes)[number];
 

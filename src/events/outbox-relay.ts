@@ -2,11 +2,15 @@ import type { Logger } from 'pino';
 import type { Store } from '../store/store.js';
 import type { OutboxEntry } from './outbox-entry.js';
 
-export interface OutboxRelayOptions {
+export interface OutboxRelayOptions<T = OutboxEntry> {
   store: Store;
   logger: Logger;
-  /** Adds delivery jobs, one per entry, with the event id as job id (a second add of an id is a no-op). */
-  enqueue: (entries: OutboxEntry[]) => Promise<void>;
+  /** The outbox list (default: the event outbox; the post-call analysis requests have their own). */
+  key?: string | undefined;
+  /** What the relay's log lines call it (default `event outbox`). */
+  name?: string | undefined;
+  /** Adds jobs, one per entry, with the entry's own id as job id (a second add of an id is a no-op). */
+  enqueue: (entries: T[]) => Promise<void>;
   /** How often the outbox is read when nothing in this process woke the relay (other instances, a crashed one). */
   intervalMs: number;
   /** Entries moved per pass. */
@@ -21,14 +25,14 @@ export interface OutboxRelayOptions {
  * Runs at start (picking up what a killed process left), when woken by a write in this process,
  * and every `intervalMs`.
  */
-export class OutboxRelay {
+export class OutboxRelay<T = OutboxEntry> {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private again = false;
   private closed = false;
   private failing = false;
 
-  constructor(private readonly o: OutboxRelayOptions) {}
+  constructor(private readonly o: OutboxRelayOptions<T>) {}
 
   start(): void {
     if (this.timer !== undefined || this.closed) return;
@@ -83,31 +87,35 @@ export class OutboxRelay {
   private async drain(): Promise<void> {
     try {
       await this.relayAll();
-      if (this.failing) this.o.logger.info('event outbox relay resumed');
+      if (this.failing) this.o.logger.info(`${this.o.name ?? 'event outbox'} relay resumed`);
       this.failing = false;
     } catch (err) {
       // Entries stay in the outbox; the next pass (timer or wake) tries again.
-      if (!this.failing) this.o.logger.warn({ err }, 'event outbox relay failed; retrying');
+      if (!this.failing) this.o.logger.warn({ err }, `${this.o.name ?? 'event outbox'} relay failed; retrying`);
       this.failing = true;
     }
   }
 
   private async relayBatch(): Promise<number> {
     const { redis, keys } = this.o.store;
-    const raw = await redis.lRange(keys.eventOutbox(), 0, (this.o.batch ?? 100) - 1);
+    const key = this.o.key ?? keys.eventOutbox();
+    const raw = await redis.lRange(key, 0, (this.o.batch ?? 100) - 1);
     if (raw.length === 0) return 0;
-    const entries: OutboxEntry[] = [];
+    const entries: T[] = [];
     for (const text of raw) {
       try {
-        entries.push(JSON.parse(text) as OutboxEntry);
+        entries.push(JSON.parse(text) as T);
       } catch (err) {
-        this.o.logger.error({ err, entry: text.slice(0, 200) }, 'unreadable event outbox entry dropped');
+        this.o.logger.error(
+          { err, entry: text.slice(0, 200) },
+          `unreadable ${this.o.name ?? 'event outbox'} entry dropped`,
+        );
       }
     }
     if (entries.length > 0) await this.o.enqueue(entries);
     // Only now, with every job in place, do the entries leave the outbox (each the first equal one).
     const multi = redis.multi();
-    for (const text of raw) multi.lRem(keys.eventOutbox(), 1, text);
+    for (const text of raw) multi.lRem(key, 1, text);
     await multi.exec();
     return raw.length;
   }

@@ -20,4 +20,9 @@ export interface MediaTransport {
   send(event: ServerEvent): void;
   sendAudio(samples: Int16Array): void;
   close(code?: number, reason?: string): void;
+  /**
+   * Hands the user over to `to` (call control `transfer`): a SIP transfer on LiveKit, a `transfer`
+   * message to a WebSocket client. Rejects when it could not be done (the session goes on).
+   */
+  transfer(to: string | null): Promise<void>;
 }

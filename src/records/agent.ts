@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { isId } from '../ids.js';
+import { transferTargetSchema } from '../actions/call-action.js';
+import { analysisSettingsSchema, type AnalysisSettings } from '../analysis/analysis-settings.js';
 import { httpUrlSchema, metadataSchema, timestampSchema } from './common.js';
 import { toolSettingsSchema, toolsSchema, type ToolSettings } from '../tools/tool-settings.js';
 
@@ -27,6 +29,10 @@ export const defaultAgentSettings = {
   max_duration_ms: 1_800_000,
   metadata: {} as Record<string, string | number | boolean | null>,
   tools: [] as ToolSettings[],
+  end_call_enabled: false,
+  transfer_enabled: false,
+  transfer_to: null as string | null,
+  analysis: null as AnalysisSettings | null,
 };
 
 /** The settings an operator writes (create and patch); `webhook_api_key` is write-only. */
@@ -113,6 +119,18 @@ export const agentSettingsShape = {
     .meta({ description: 'Longest voice session; it then ends (max_duration).' }),
   metadata: metadataSchema,
   tools: toolsSchema,
+  end_call_enabled: z.boolean().meta({
+    description:
+      'Enhanced mode: the LLM may call the built-in `end_call` action (say closing words, then hang up: `agent_hangup`).',
+  }),
+  transfer_enabled: z.boolean().meta({
+    description: 'Enhanced mode: the LLM may call the built-in `transfer` action (hand the caller to `transfer_to`).',
+  }),
+  transfer_to: transferTargetSchema.nullable().meta({
+    description:
+      'Where `transfer` sends the caller: a SIP URI (sip:desk@pbx.example.com), tel: URI or phone number (+15105550100) for LiveKit SIP transfer; WebSocket clients receive it in the `transfer` message. Null: none (WebSocket clients decide).',
+  }),
+  analysis: analysisSettingsSchema.nullable(),
 };
 
 export const agentCreateSchema = z
@@ -151,6 +169,16 @@ export const agentSchema = z
     max_duration_ms: z.number().int(),
     metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
     tools: z.array(toolSettingsSchema),
+    end_call_enabled: z.boolean(),
+    transfer_enabled: z.boolean(),
+    transfer_to: z.string().nullable(),
+    analysis: z
+      .object({
+        enabled: z.boolean(),
+        prompt: z.string().nullable(),
+        schema: z.record(z.string(), z.unknown()).nullable(),
+      })
+      .nullable(),
     agent_token: z.string().meta({ description: 'Secret the SDK sends as `agent_token`; regenerate to revoke.' }),
     created_at: timestampSchema,
     updated_at: timestampSchema,
@@ -162,7 +190,10 @@ export type Agent = z.infer<typeof agentSchema>;
 /** What Redis holds: the public record plus the write-only webhook key. */
 export type StoredAgent = Omit<Agent, 'has_webhook_api_key'> & { webhook_api_key: string | null };
 
-/** A record as read from Redis, with the defaults of settings added after it was written. */
+/**
+ * A stored record with the defaults of settings added after it was written (records are JSON;
+ * an agent saved before a setting existed reads as having its default).
+ */
 export function withSettingDefaults(stored: StoredAgent): StoredAgent {
   return { ...defaultAgentSettings, ...stored };
 }

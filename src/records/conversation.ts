@@ -8,6 +8,20 @@ export const messageStatuses = ['complete', 'interrupted', 'failed'] as const;
 export type MessageRole = (typeof messageRoles)[number];
 export type MessageStatus = (typeof messageStatuses)[number];
 
+export const conversationAnalysisSchema = z
+  .object({
+    summary: z.string().meta({ description: 'What the conversation was about and how it ended.' }),
+    data: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .meta({ description: "The structured fields of the agent's `analysis.schema`; null when it has none." }),
+    model: z.string().meta({ description: 'The language model that wrote it.' }),
+    created_at: timestampSchema,
+  })
+  .meta({ id: 'ConversationAnalysis' });
+
+export type ConversationAnalysis = z.infer<typeof conversationAnalysisSchema>;
+
 export const conversationSchema = z
   .object({
     id: z.string().meta({ example: 'cnv_01jd3n6v8m0000000000000000' }),
@@ -18,6 +32,9 @@ export const conversationSchema = z
     created_at: timestampSchema,
     updated_at: timestampSchema,
     last_message_at: timestampSchema.nullable(),
+    analysis: conversationAnalysisSchema.nullable().meta({
+      description: 'Post-call analysis, once written (agents with `analysis` enabled); null before or without.',
+    }),
   })
   .meta({ id: 'Conversation' });
 

@@ -19,6 +19,9 @@ export const sessionEndReasons = [
   'room_closed',
   'job_terminated',
   'livekit_disconnected',
+  // Call control (src/actions): the agent hung up (`end_call`), or handed the caller over (`transfer`).
+  'agent_hangup',
+  'transferred',
 ] as const;
 
 export type SessionType = (typeof sessionTypes)[number];

@@ -10,6 +10,7 @@ import { Toolbox } from '../tools/toolbox.js';
 import type { TurnRecorder } from '../turns/turn-recorder.js';
 import { toLlmHistory } from './history.js';
 import { answerWithTools } from './tool-loop.js';
+import { withAgentTarget, type CallAction } from '../actions/call-action.js';
 import { callWebhook, type UpstreamFailure } from './webhook.js';
 
 export interface Turn {
@@ -24,6 +25,11 @@ export interface Turn {
   channel: 'chat' | 'voice';
   /** The user turn's number (1, 2, …) when the caller knows it, carried by `tool_call` events. */
   turn: number | null;
+  /**
+   * Told when the answer asks for call control (the webhook reply's `action`, or a built-in
+   * action the LLM called): the caller carries it out after the answer (src/actions).
+   */
+  onAction?: ((action: CallAction) => void) | undefined;
 }
 
 export type Answer =
@@ -84,7 +90,13 @@ export class Responder {
       signal,
     );
     this.options.metrics?.webhook(result.ok ? 'ok' : result.failure, result.latencyMs);
-    if (result.ok) return { ok: true, text: result.response, source: 'webhook', latencyMs: result.latencyMs };
+    if (result.ok) {
+      // A malformed action is recorded and ignored; the answer itself still counts.
+      if (result.actionError !== null)
+        await this.record(agent, turn, 'webhook_invalid_action', result.actionError, result.status, result.latencyMs);
+      if (result.action !== null) turn.onAction?.(withAgentTarget(result.action, agent.transfer_to));
+      return { ok: true, text: result.response, source: 'webhook', latencyMs: result.latencyMs };
+    }
     if (result.failure === 'aborted')
       return { ok: false, aborted: true, errorId: null, message: result.message, latencyMs: result.latencyMs };
     const errorId = await this.record(
@@ -240,6 +252,7 @@ export class Responder {
       signal: signal ?? new AbortController().signal,
       slowPhrases,
       onCall: (outcome) => stored(this.options.recorder.toolCalled(agent, turn.session, outcome, turn)),
+      onAction: turn.onAction,
     });
   }
 

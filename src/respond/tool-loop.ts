@@ -1,5 +1,6 @@
 import type { ChatMessage, LlmProvider, LlmToolCall } from '../providers/llm.js';
 import type { StoredPreset } from '../records/preset.js';
+import type { CallAction } from '../actions/call-action.js';
 import type { ToolContext, ToolOutcome, Toolbox } from '../tools/toolbox.js';
 
 /** Rounds of tool calls in one turn; the round after the last one must answer in text. */
@@ -20,6 +21,8 @@ export interface ToolLoopInput {
   slowPhrases: boolean;
   /** Each call once it has finished (stored by the caller as a `tool` message). */
   onCall: (outcome: ToolOutcome) => void;
+  /** A built-in call-control action the model called (end_call, transfer): carried out by the caller. */
+  onAction?: ((action: CallAction) => void) | undefined;
 }
 
 /**
@@ -27,7 +30,8 @@ export interface ToolLoopInput {
  * at once; when it asks for tools, the calls of that round run in parallel, their results go back
  * as `tool` messages, and the next round follows, at most `maxToolRounds` of them before a last
  * one with `tool_choice: none`. Text said before the calls ends in a newline, so the sentence
- * splitter speaks it while they run. Throws what the LLM throws; an abort (barge-in) aborts the
+ * splitter speaks it while they run. A built-in call-control action (end_call, transfer) ends the
+ * turn: its closing words are said and the action is handed to `onAction`. Throws what the LLM throws; an abort (barge-in) aborts the
  * calls in flight, which are still reported (`interrupted`).
  */
 export async function* answerWithTools(input: ToolLoopInput): AsyncIterable<string> {
@@ -77,6 +81,13 @@ export async function* answerWithTools(input: ToolLoopInput): AsyncIterable<stri
       outcomes = await running;
     } else outcomes = await running;
     if (signal.aborted) throw signal.reason ?? new Error('aborted');
+    // A call-control action ends the turn: its closing words are the last said, no more rounds.
+    const ending = outcomes.find((o) => o.ends !== undefined)?.ends;
+    if (ending !== undefined) {
+      if (ending.say !== '') yield ending.say;
+      input.onAction?.(ending.action);
+      return;
+    }
 
     messages.push({ role: 'assistant', content: text, tool_calls: calls });
     for (const outcome of outcomes)

@@ -1,6 +1,7 @@
 import { isoNow } from '../records/timestamps.js';
 import { outboundHeaders } from '../events/outbound-headers.js';
 import { postJson } from '../events/outbound-post.js';
+import { parseWebhookAction, type CallAction } from '../actions/call-action.js';
 
 /** SPEC §2 webhook request body, `type` = `transcription_complete`. */
 export interface TranscriptionComplete {
@@ -19,7 +20,16 @@ export interface WebhookTarget {
 export type UpstreamFailure = 'http_error' | 'timeout' | 'invalid_response' | 'network_error' | 'aborted';
 
 export type WebhookResult =
-  | { ok: true; response: string; status: number; latencyMs: number }
+  | {
+      ok: true;
+      response: string;
+      status: number;
+      latencyMs: number;
+      /** Call control the reply asked for beside `response` (null: none). */
+      action: CallAction | null;
+      /** Why the reply's `action` was ignored (it was malformed); null when it was fine or absent. */
+      actionError: string | null;
+    }
   | { ok: false; failure: UpstreamFailure; status: number | null; latencyMs: number; message: string };
 
 /** Largest webhook reply Parley reads; a bigger one is an invalid response. */
@@ -82,7 +92,8 @@ export async function callWebhook(
         message: 'webhook reply is not JSON',
       };
     }
-    const response = (parsed as { response?: unknown } | null)?.response;
+    const replyBody = parsed as { response?: unknown; action?: unknown } | null;
+    const response = replyBody?.response;
     if (typeof response !== 'string') {
       return {
         ok: false,
@@ -92,7 +103,16 @@ export async function callWebhook(
         message: 'webhook reply has no string `response`',
       };
     }
-    return { ok: true, response, status, latencyMs: elapsed() };
+    // A backward-compatible superset of SPEC's `{response}`: an optional `action`, other fields ignored.
+    const action = parseWebhookAction(replyBody?.action);
+    return {
+      ok: true,
+      response,
+      status,
+      latencyMs: elapsed(),
+      action: action.ok ? action.action : null,
+      actionError: action.ok ? null : action.message,
+    };
   } catch (err) {
     if (signal?.aborted)
       return { ok: false, failure: 'aborted', status, latencyMs: elapsed(), message: 'aborted by the session' };

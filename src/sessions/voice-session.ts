@@ -1,13 +1,17 @@
 import { tap, type Observable } from 'rxjs';
-import { createActor, fromEventObservable } from 'xstate';
+import { createActor, fromEventObservable, fromPromise } from 'xstate';
 import {
   sessionMachine,
+  type ActOutput,
+  type CallAction,
   type EndReason,
   type ReplyInput,
   type SessionActor,
   type SessionEvent,
   type SpeakInput,
 } from '../../machines/session.machine.js';
+import { CallControl } from '../actions/call-control.js';
+import { performCallAction } from '../actions/perform-action.js';
 import type { IntakeStats, OverrunReason } from '../pipeline/intake/limits.js';
 import { defaultPlayoutTiming, playout } from '../pipeline/reply/playout.js';
 import type { StoredAgent } from '../records/agent.js';
@@ -81,14 +85,16 @@ export class VoiceSession {
   private run(settings: VoiceSettings): void {
     const { deps, agent, session, transport } = this;
     const timing = { ...defaultPlayoutTiming, ...deps.playout };
+    const control = new CallControl();
     const graph: TurnGraph = {
+      control,
       transport,
       recorder: this.recorder,
       records: this.records,
       agent,
       session,
       now,
-      stages: voiceStages({ deps, agent, session, settings, outputRate: transport.outputSampleRate }),
+      stages: voiceStages({ deps, agent, session, settings, outputRate: transport.outputSampleRate, control }),
       speak: playout((frame) => transport.sendAudio(frame), { sampleRate: transport.outputSampleRate, ...timing }),
     };
     const machine = sessionMachine.provide({
@@ -116,6 +122,9 @@ export class VoiceSession {
         ),
         reply: fromEventObservable<SessionEvent, ReplyInput>(({ input }) =>
           this.logged(turnEvents(graph, input.turn, input.input)),
+        ),
+        act: fromPromise<ActOutput, CallAction>(({ input }) =>
+          performCallAction(input, { agent, sessionId: session.id, transport, store: deps.store, logger: deps.logger }),
         ),
       },
     });

@@ -7,6 +7,7 @@ import { ProviderError } from '../providers/provider-error.js';
 import type { StoredAgent } from '../records/agent.js';
 import type { Session } from '../records/session.js';
 import { AnswerFailed } from '../respond/responder.js';
+import type { CallControl } from '../actions/call-control.js';
 import type { VoiceSessionDeps } from './voice-session-deps.js';
 import type { VoiceSettings } from './voice-settings.js';
 
@@ -17,6 +18,8 @@ export interface StageContext {
   settings: VoiceSettings;
   /** The rate speech is played out at (the transport's output rate). */
   outputRate: number;
+  /** Where the answer's call control goes (hang up, transfer) until its turn has played. */
+  control?: CallControl | undefined;
 }
 
 /**
@@ -76,6 +79,10 @@ export function voiceStages(ctx: StageContext): ReplyStages {
         session,
         channel: 'voice',
         turn: null,
+        // An answer that arrives after barge-in aborted its turn asks for nothing.
+        onAction: (action) => {
+          if (!signal.aborted) ctx.control?.request(action);
+        },
       },
       settings.llm,
       signal,

@@ -115,6 +115,14 @@ export class Keys {
     return this.k('events', 'outbox');
   }
 
+  /**
+   * Post-call analysis requests (list of JSON): written by end_session.lua with the session's end,
+   * moved into the BullMQ `analysis` queue by its relay (src/analysis).
+   */
+  analysisOutbox(): string {
+    return this.k('analysis', 'outbox');
+  }
+
   /** Token bucket of one SDK caller (`agent:<id>` or `ip:<address>`). */
   rateLimit(bucket: string): string {
     return this.k('ratelimit', bucket);

@@ -5,7 +5,7 @@ import type { ToolCallRecord } from '../records/conversation.js';
 import type { Session } from '../records/session.js';
 import type { Store } from '../store/store.js';
 import { describeErrors, validatorFor } from './argument-validator.js';
-import { builtInTools, type BuiltInTool } from './built-in.js';
+import { builtInTools, type BuiltInTool, type TurnEnding } from './built-in.js';
 import { postToolCall, type ToolFailure, type ToolResult } from './tool-call.js';
 import { toolUrlProblem, type ToolSettings } from './tool-settings.js';
 
@@ -24,6 +24,8 @@ export interface ToolOutcome {
   status: 'complete' | 'failed' | 'interrupted';
   /** The `tool_error` record of a failed call (null when none could be written, or not failed). */
   errorId: string | null;
+  /** A completed call-control action (end_call, transfer): the turn ends with it. */
+  ends?: TurnEnding | undefined;
 }
 
 export interface ToolboxDeps {
@@ -77,6 +79,7 @@ export class Toolbox {
     let args: unknown = call.arguments;
     let result: ToolResult;
     let url: string | null = null;
+    let ends: TurnEnding | undefined;
     if (entry === undefined) {
       result = failure('unknown_tool', `there is no tool named ${call.name}`);
     } else {
@@ -87,8 +90,10 @@ export class Toolbox {
       if (!parsed.ok) result = failure('bad_arguments', parsed.message);
       else if (!validate(parsed.value))
         result = failure('bad_arguments', `arguments do not match the schema: ${describeErrors(validate.errors)}`);
-      else if (entry.kind === 'built_in') result = await runBuiltIn(entry.tool, parsed.value, ctx, signal);
-      else {
+      else if (entry.kind === 'built_in') {
+        result = await runBuiltIn(entry.tool, parsed.value, ctx, signal);
+        if (result.ok) ends = entry.tool.ends?.(parsed.value);
+      } else {
         url = entry.tool.url;
         const problem = toolUrlProblem(url, this.deps.allowHttp);
         result =
@@ -115,6 +120,7 @@ export class Toolbox {
         content: JSON.stringify(result.result),
         status: 'complete',
         errorId: null,
+        ends,
       };
     }
     const error = { code: result.failure, message: result.message };

@@ -9,6 +9,7 @@ import type { Session, SessionCreate, SessionEndReason } from '../records/sessio
 import { newMessage } from '../store/repositories/conversations.js';
 import type { Store } from '../store/store.js';
 import type { ToolOutcome } from '../tools/toolbox.js';
+import { analysisRequest } from '../analysis/analysis-request.js';
 import { SessionWrites } from './session-writes.js';
 
 /** Milliseconds per stage of a turn (stt_ms, response_ms, first_audio_ms, end_to_end_ms, …). */
@@ -54,7 +55,8 @@ export interface PlayedTurn {
 /**
  * The one place that writes a conversation's turns for chat and voice alike: user messages, agent
  * messages (complete, interrupted, failed), their timings, the session and agent counters, and the
- * events that announce them (`llm_response`, `audio_ready`, `session_end`).
+ * events that announce them (`llm_response`, `audio_ready`, `session_end`), and a session's
+ * post-call analysis request with its end.
  *
  * Each record and the event announcing it are written in one atomic Redis step (a transactional
  * outbox the relay moves into the delivery queue), so a process killed at any point loses neither
@@ -114,6 +116,8 @@ export interface TurnRecorderDeps {
   crashAfter?: AsyncEventType | undefined;
   /** Turn counts and latency histograms (operator metrics), observed here so every turn counts once. */
   metrics?: TurnObserver | undefined;
+  /** Post-call analysis: woken when a session end stored an analysis request (src/analysis). */
+  analysis?: { requested(): void } | undefined;
 }
 
 const defaultRetryWindowMs = 30_000;
@@ -271,9 +275,14 @@ export function createTurnRecorder(deps: TurnRecorderDeps): SessionRecorder {
         turns: null,
         session_type: data.session_type,
       });
+      // Agents with post-call analysis get its request written with the end, so it survives a crash.
+      const analysis = agent.analysis?.enabled === true ? analysisRequest(agent.id, sessionId) : null;
       const ended = await write({ id: sessionId, type: data.session_type }, 'session end', async () => {
-        const session = await store.sessions.end(sessionId, reason, Date.now(), event);
-        if (session !== null) stored(event);
+        const session = await store.sessions.end(sessionId, reason, Date.now(), event, analysis);
+        if (session !== null) {
+          stored(event);
+          if (analysis !== null) deps.analysis?.requested();
+        }
         return session;
       });
       return ended ?? null;

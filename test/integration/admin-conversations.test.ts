@@ -42,6 +42,7 @@ describe('GET /admin/v1/conversations', () => {
       created_at: new Date(base + 2).toISOString(),
       updated_at: new Date(base + 2).toISOString(),
       last_message_at: null,
+      analysis: null,
     });
   });
 

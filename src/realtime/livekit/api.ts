@@ -1,5 +1,5 @@
 import type { AgentDispatch, Room } from '@livekit/protocol';
-import { AgentDispatchClient, RoomServiceClient, TwirpError } from 'livekit-server-sdk';
+import { AgentDispatchClient, RoomServiceClient, SipClient, TwirpError } from 'livekit-server-sdk';
 import { AppError } from '../../errors.js';
 import type { LivekitCredentials } from './tokens.js';
 
@@ -11,6 +11,7 @@ import type { LivekitCredentials } from './tokens.js';
 export class LivekitApi {
   private readonly rooms: RoomServiceClient;
   private readonly dispatches: AgentDispatchClient;
+  private readonly sip: SipClient;
 
   constructor(
     creds: LivekitCredentials,
@@ -22,10 +23,22 @@ export class LivekitApi {
     const http = creds.url.replace(/^ws(s?):\/\//, 'http$1://');
     this.rooms = new RoomServiceClient(http, creds.apiKey, creds.apiSecret, options);
     this.dispatches = new AgentDispatchClient(http, creds.apiKey, creds.apiSecret, options);
+    this.sip = new SipClient(http, creds.apiKey, creds.apiSecret, options);
   }
 
   listRooms(): Promise<Room[]> {
     return call('ListRooms', () => this.rooms.listRooms());
+  }
+
+  /**
+   * Transfers a SIP participant (a phone caller) to `to` (a `sip:` or `tel:` URI): LiveKit's
+   * TransferSIPParticipant, which resolves once the transfer is done (it waits for the far end to
+   * ring and answer: up to 30 s).
+   */
+  transferSip(room: string, participantIdentity: string, to: string): Promise<void> {
+    return call('TransferSIPParticipant', () =>
+      this.sip.transferSipParticipant(room, participantIdentity, to, { playDialtone: true }),
+    );
   }
 
   /** An explicit dispatch of this Parley agent to `room` (created by LiveKit when it does not exist). */

@@ -7,7 +7,7 @@ import type { SessionSupervisor } from '../../sessions/supervisor.js';
 import type { Store } from '../../store/store.js';
 import type { SessionRecorder } from '../../turns/turn-recorder.js';
 import type { AgentRoom, RoomConnector } from './agent-room.js';
-import { LivekitTransport } from './livekit-transport.js';
+import { LivekitTransport, type SipTransfer } from './livekit-transport.js';
 
 /** Why a LiveKit job ended a session from the room's side. */
 export type RoomEndReason = Extract<
@@ -36,6 +36,8 @@ export interface JobDeps {
   inputSampleRate: number;
   /** Rate of the agent's published track. */
   outputSampleRate: number;
+  /** LiveKit's SIP transfer, for call control `transfer`. */
+  sipTransfer?: SipTransfer | undefined;
 }
 
 /** A room that cannot be joined in this long fails the job (nothing waits forever). */
@@ -99,7 +101,7 @@ export class LivekitJob {
       if (user === null || this.ending) return void (await this.leave());
       this.userIdentity = user.identity;
       room.onParticipantLeft((identity) => {
-        if (identity === user.identity) void this.end('participant_left', null);
+        if (identity === user.identity) void this.participantLeft();
       });
       const session = plan.session ?? (await this.createSession(user.identity));
       this.sessionId = session.id;
@@ -116,6 +118,7 @@ export class LivekitJob {
         deps.inputSampleRate,
         deps.outputSampleRate,
         deps.logger.child({ session_id: session.id, room: this.roomName }),
+        deps.sipTransfer,
       );
       this.transport = transport;
       transport.closed$.subscribe(() => void this.leave());
@@ -133,6 +136,16 @@ export class LivekitJob {
     } catch (err) {
       await this.fail(err);
     }
+  }
+
+  /**
+   * The user left. A transferred SIP caller leaves the room when the transfer succeeds: the session
+   * then ends `transferred` (its own end), not `participant_left`.
+   */
+  private async participantLeft(): Promise<void> {
+    const transfer = this.transport?.transferOutcome ?? null;
+    if (transfer !== null && (await transfer)) return;
+    await this.end('participant_left', null);
   }
 
   /** Ends the session from the room's side with `reason` (an error record when `error` is set) and leaves. */

@@ -52,7 +52,8 @@ export class LivekitPlane {
     const log = logger.child({ component: 'livekit' });
     if (url !== undefined && apiKey !== undefined && apiSecret !== undefined) {
       const credentials = { url, apiKey, apiSecret };
-      this.api = new LivekitApi(credentials, agentName);
+      const api = new LivekitApi(credentials, agentName);
+      this.api = api;
       const jobs = new LivekitJobs(
         {
           store,
@@ -66,6 +67,7 @@ export class LivekitPlane {
           workerId: () => this.worker?.state.workerId ?? null,
           inputSampleRate: 16_000,
           outputSampleRate: 24_000,
+          sipTransfer: (room, identity, to) => api.transferSip(room, identity, to),
         },
         { maxSessions: config.maxSessions },
       );

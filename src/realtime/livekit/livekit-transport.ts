@@ -5,7 +5,11 @@ import { ReplaySubject, Subject } from 'rxjs';
 import type { AudioFrame } from '../../pipeline/audio-frame.js';
 import type { MediaTransport } from '../transport.js';
 import type { ClientMessage, ServerEvent } from '../websocket/protocol.js';
+import { sipTransferUri } from '../../actions/call-action.js';
 import type { AgentAudioOut, AgentRoom, UserAudio } from './agent-room.js';
+
+/** LiveKit's SIP transfer of one participant of a room (LivekitApi.transferSip). */
+export type SipTransfer = (room: string, participantIdentity: string, to: string) => Promise<void>;
 
 /** LiveKit's names, as its client components (agents playground, `useVoiceAssistant`) read them. */
 export const lk = {
@@ -43,6 +47,7 @@ export class LivekitTransport implements MediaTransport {
   private outTail: Promise<void> = Promise.resolve();
   private generation = 0;
   private state: AgentState | null = null;
+  private transferring: Promise<boolean> | null = null;
 
   constructor(
     private readonly room: AgentRoom,
@@ -51,6 +56,8 @@ export class LivekitTransport implements MediaTransport {
     readonly inputSampleRate: number,
     readonly outputSampleRate: number,
     private readonly logger: Logger,
+    /** How a transfer is done; absent, `transfer` fails (no LiveKit API here). */
+    private readonly sipTransfer?: SipTransfer | undefined,
   ) {
     room.onText(lk.chatTopic, (text, from) => {
       const trimmed = text.trim();
@@ -91,6 +98,7 @@ export class LivekitTransport implements MediaTransport {
         this.logger.warn({ room: this.room.name, code: event.code }, event.message);
         break;
       case 'ended':
+      case 'transfer':
         break;
     }
   }
@@ -107,6 +115,28 @@ export class LivekitTransport implements MediaTransport {
         ? this.out.captureFrame(frame).catch((err: unknown) => this.logger.warn({ err }, 'audio frame dropped'))
         : undefined,
     );
+  }
+
+  /**
+   * Transfers the caller (a SIP participant) with LiveKit's SIP transfer; a bare phone number is
+   * sent as a `tel:` URI. Rejects when there is no destination or LiveKit refuses (e.g. the user is
+   * not a SIP participant).
+   */
+  transfer(to: string | null): Promise<void> {
+    if (to === null)
+      return Promise.reject(new Error('no transfer destination: set the agent’s transfer_to or the action’s `to`'));
+    if (this.sipTransfer === undefined) return Promise.reject(new Error('LiveKit SIP transfer is not available'));
+    const run = this.sipTransfer(this.room.name, this.user.identity, sipTransferUri(to));
+    this.transferring = run.then(
+      () => true,
+      () => false,
+    );
+    return run;
+  }
+
+  /** A transfer under way (or done): resolves true when it succeeded; null when none was started. */
+  get transferOutcome(): Promise<boolean> | null {
+    return this.transferring;
   }
 
   /** The session is over (either side): stops reading the microphone; the job leaves the room. */

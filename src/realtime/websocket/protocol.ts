@@ -22,6 +22,8 @@ export type ServerEvent =
   | { type: 'audio_end'; turn: number }
   | { type: 'interrupted'; turn: number }
   | { type: 'error'; code: string; message: string }
+  /** Call control: hand the user over to `to` (null: the client decides); `ended` (`transferred`) follows. */
+  | { type: 'transfer'; to: string | null }
   | { type: 'ended'; reason: string };
 
 export const supportedSampleRates = [8000, 16000, 22050, 24000, 32000, 44100, 48000] as const;

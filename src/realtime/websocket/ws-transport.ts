@@ -43,6 +43,12 @@ export class WsTransport implements MediaTransport {
     this.ws.send(Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength), { binary: true });
   }
 
+  /** The client carries the transfer out (its app knows how); Parley tells it and ends the session. */
+  transfer(to: string | null): Promise<void> {
+    this.send({ type: 'transfer', to });
+    return Promise.resolve();
+  }
+
   close(code = 1000, reason = ''): void {
     if (this.ws.readyState === this.ws.OPEN || this.ws.readyState === this.ws.CONNECTING)
       this.ws.close(code, reason.slice(0, 120));

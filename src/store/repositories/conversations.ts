@@ -3,6 +3,7 @@ import { entryArg, type OutboxEntry } from '../../events/outbox-entry.js';
 import { AppError, NotFoundError, ValidationError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type {
+  ConversationAnalysis,
   Conversation,
   ConversationWithMessages,
   Message,
@@ -10,7 +11,7 @@ import type {
   MessageStatus,
 } from '../../records/conversation.js';
 import type { Session } from '../../records/session.js';
-import { int, loadHashes, text, textOrNull, type Hash } from '../hashes.js';
+import { int, jsonField, loadHashes, text, textOrNull, type Hash } from '../hashes.js';
 import { BoundedCache } from '../bounded-cache.js';
 import type { Keys } from '../keys.js';
 import { decodeCursor, matchesFields, pageByScore, type Page, type PageQuery } from '../pagination.js';
@@ -19,6 +20,7 @@ import { Script } from '../scripts.js';
 
 const recordMessage = new Script('record_message');
 const recordPlayback = new Script('record_playback');
+const recordAnalysis = new Script('record_analysis');
 
 /** What storing a message does to its session beside it: nothing, last activity now, or a counted turn. */
 export type SessionActivity = 'none' | 'touch' | 'turn';
@@ -65,6 +67,7 @@ function fromHash(h: Hash): Conversation {
     created_at: text(h, 'created_at'),
     updated_at: text(h, 'updated_at'),
     last_message_at: textOrNull(h, 'last_message_at'),
+    analysis: jsonField<ConversationAnalysis | null>(h, 'analysis', null),
   };
 }
 
@@ -179,6 +182,25 @@ export class ConversationRepository {
       ],
     );
     return reply !== 'missing';
+  }
+
+  /**
+   * Stores the conversation's post-call analysis and the event announcing it (`analysis_ready`),
+   * atomically, once: false when it was already stored (nothing written). 404 when the
+   * conversation does not exist.
+   */
+  async recordAnalysis(
+    conversationId: string,
+    analysis: ConversationAnalysis,
+    event: OutboxEntry | null,
+  ): Promise<boolean> {
+    const reply = await recordAnalysis.run(
+      this.redis,
+      [this.keys.conversation(conversationId), this.keys.eventOutbox()],
+      [JSON.stringify(analysis), entryArg(event)],
+    );
+    if (reply === 'missing') throw new NotFoundError('conversation', conversationId);
+    return reply === 'ok';
   }
 
   private async write(

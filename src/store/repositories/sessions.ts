@@ -196,13 +196,15 @@ export class SessionRepository {
    * Ends an active session: ended_at, end_reason, duration_ms, out of the active sets, counted in the
    * stats. Returns the ended session, or null when it had already ended (two instances racing end it
    * once). 404 when it does not exist. With `event` (a `session_end` entry), it is written into the
-   * event outbox in the same step, its data completed with duration_ms and turns.
+   * event outbox in the same step, its data completed with duration_ms and turns. With
+   * `analysisRequest` (JSON), it goes into the analysis outbox in the same step too.
    */
   async end(
     id: string,
     reason: SessionEndReason,
     now: number = Date.now(),
     event: OutboxEntry | null = null,
+    analysisRequest: string | null = null,
   ): Promise<Session | null> {
     now = Math.round(now);
     const { agentId, type } = await this.owner(id);
@@ -215,8 +217,9 @@ export class SessionRepository {
         this.keys.sessionStats(),
         this.keys.sessionsActiveOfType(type),
         this.keys.eventOutbox(),
+        this.keys.analysisOutbox(),
       ],
-      [id, now, isoNow(now), reason, entryArg(event)],
+      [id, now, isoNow(now), reason, entryArg(event), analysisRequest ?? ''],
     );
     if (reply === 'ended') return null;
     if (reply === 'missing') throw new NotFoundError('session', id);

@@ -4,8 +4,10 @@
 -- instance racing, or a retried write) changes nothing.
 -- KEYS[1] session hash   KEYS[2] active sessions (zset)   KEYS[3] agent's active sessions (zset)
 -- KEYS[4] session stats hash   KEYS[5] active of the session's type (zset)   KEYS[6] event outbox (list)
+-- KEYS[7] analysis outbox (list)
 -- ARGV[1] session id   ARGV[2] now (Unix ms)   ARGV[3] now (ISO 8601)   ARGV[4] end reason
 -- ARGV[5] outbox entry JSON ({envelope: {data: {...}}, ...}), '' for none
+-- ARGV[6] post-call analysis request JSON, '' for none (appended to KEYS[7] with the end)
 -- Reply: the session hash (HGETALL) when this call ended it | 'missing' | 'ended'
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return 'missing' end
@@ -24,5 +26,8 @@ if ARGV[5] ~= '' then
   entry.envelope.data.duration_ms = duration
   entry.envelope.data.turns = tonumber(redis.call('HGET', KEYS[1], 'turns') or '0')
   redis.call('RPUSH', KEYS[6], cjson.encode(entry))
+end
+if ARGV[6] ~= '' then
+  redis.call('RPUSH', KEYS[7], ARGV[6])
 end
 return redis.call('HGETALL', KEYS[1])

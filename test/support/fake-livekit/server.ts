@@ -9,6 +9,7 @@ import {
   Room,
   ServerInfo,
   ServerMessage,
+  TransferSIPParticipantRequest,
   WorkerMessage,
   WorkerStatus,
   type RegisterWorkerRequest,
@@ -24,8 +25,8 @@ import { WebSocketServer, type WebSocket } from 'ws';
  * A LiveKit server as far as Parley sees one, for tests (no real LiveKit can run here):
  * - the agent-worker WebSocket at `/agent`: protobuf `WorkerMessage` in, `ServerMessage` out,
  *   `Authorization: Bearer <JWT>` verified with livekit-server-sdk's TokenVerifier (grant `agent`);
- * - the Twirp API over HTTP with JSON bodies (RoomService.ListRooms, AgentDispatchService.CreateDispatch),
- *   each checking the grant LiveKit requires.
+ * - the Twirp API over HTTP with JSON bodies (RoomService.ListRooms, AgentDispatchService.CreateDispatch,
+ *   SIP.TransferSIPParticipant), each checking the grant LiveKit requires.
  * Jobs are offered the way LiveKit does: an availability request to a registered worker of the agent
  * name that reports itself available, the next one on refusal, then an assignment with a room token.
  */
@@ -36,6 +37,12 @@ export class FakeLivekit {
   readonly jobs = new Map<string, { room: string; workerId: string | null; statuses: JobStatus[]; errors: string[] }>();
   /** Requests that failed authentication, with why. */
   readonly refused: string[] = [];
+  /** Every SIP transfer asked for (TransferSIPParticipant), authorised or not. */
+  readonly transfers: { room: string; participantIdentity: string; transferTo: string; authorized: boolean }[] = [];
+  /** How the next transfers are answered: null transfers (200 `{}`), else this Twirp error. */
+  transferFailure: { status: number; code: string; msg: string } | null = null;
+  /** Runs when an authorised transfer arrives, before it is answered (e.g. the caller leaves the room). */
+  onTransfer: (() => void) | null = null;
   private server!: Server;
   private wss!: WebSocketServer;
   private port = 0;
@@ -202,6 +209,25 @@ export class FakeLivekit {
         metadata: request.metadata,
       });
       return twirp(200, dispatch.toJson());
+    }
+    if (req.url === '/twirp/livekit.SIP/TransferSIPParticipant') {
+      const request = TransferSIPParticipantRequest.fromJson(body as never);
+      // LiveKit requires room admin on the room and the SIP `call` grant.
+      const authorized = await this.authorize(
+        req.headers.authorization,
+        (g) => g.video?.roomAdmin === true && g.video.room === request.roomName && g.sip?.call === true,
+      );
+      this.transfers.push({
+        room: request.roomName,
+        participantIdentity: request.participantIdentity,
+        transferTo: request.transferTo,
+        authorized,
+      });
+      if (!authorized) return fail(401, 'unauthenticated', 'permissions denied');
+      this.onTransfer?.();
+      if (this.transferFailure !== null)
+        return fail(this.transferFailure.status, this.transferFailure.code, this.transferFailure.msg);
+      return twirp(200, {});
     }
     fail(404, 'bad_route', `no handler for ${req.url}`);
   }

@@ -32,6 +32,14 @@ export const chatResponse = z
     session_id: z.string().meta({ description: 'Send it again to continue the conversation' }),
     response: z.string().meta({ description: "The agent's text answer" }),
     mode: z.enum(['enhanced', 'passthrough']),
+    ended: z.literal(true).optional().meta({
+      description:
+        'Present only when this answer ended the session (the webhook asked for `end_call` or `transfer`); a new message then starts a new session.',
+    }),
+    transfer: z
+      .object({ to: z.string().nullable() })
+      .optional()
+      .meta({ description: 'Present only for a transfer: hand the user over to `to` (null: your app decides).' }),
   })
   .meta({ id: 'ChatResponse' });
 

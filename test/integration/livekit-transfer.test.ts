@@ -1,0 +1,151 @@
+import { JobStatus } from '@livekit/protocol';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { eventually } from '../support/eventually.js';
+import { FakeRooms } from '../support/fake-livekit/fake-room.js';
+import { FakeLivekit } from '../support/fake-livekit/server.js';
+import { HttpReceiver, type Reply } from '../support/http-receiver.js';
+import { OpenAiAudioServer } from '../support/openai-audio-server.js';
+import { startParley, type TestParley } from '../support/parley.js';
+import { TestRedis } from '../support/redis-server.js';
+
+/**
+ * Issue 14 item 2 on LiveKit: a webhook reply's `transfer` hands the (SIP) caller over with
+ * livekit-server-sdk's SipClient.transferSipParticipant against the fake LiveKit's Twirp API,
+ * which checks the JWT's `roomAdmin` on the room and the SIP `call` grant. The session then ends
+ * `transferred` (not `participant_left`, though the transferred caller leaves the room); a refused
+ * transfer is an error record and the conversation goes on.
+ */
+
+let redis: TestRedis;
+let fake: FakeLivekit;
+let rooms: FakeRooms;
+let audioApi: OpenAiAudioServer;
+let webhook: HttpReceiver;
+let p: TestParley;
+let reply: (transcript: string) => Reply;
+
+beforeAll(async () => {
+  redis = await TestRedis.start();
+  fake = await FakeLivekit.start();
+  rooms = new FakeRooms(fake.apiKey, fake.apiSecret, { realAudioSource: true });
+  audioApi = await OpenAiAudioServer.start({ transcribe: () => 'unused' });
+  webhook = await HttpReceiver.start((req) => reply((req.json as { data: { transcript: string } }).data.transcript));
+  p = await startParley(
+    redis,
+    { ...fake.env, OPENAI_BASE_URL: audioApi.baseUrl, OPENAI_API_KEY: 'sk-test', PARLEY_DRAIN_TIMEOUT_MS: '200' },
+    { livekit: { connect: rooms.connect, worker: { statusIntervalMs: 500 } } },
+  );
+  await eventually(
+    () => fake.registered('parley').length,
+    (n) => n === 1,
+    { what: 'registration' },
+  );
+});
+afterAll(async () => {
+  await p?.close();
+  await Promise.all([fake?.stop(), audioApi?.close(), webhook?.close()]);
+  await redis?.close();
+});
+beforeEach(() => {
+  fake.transferFailure = null;
+  fake.onTransfer = null;
+});
+
+async function call(name: string) {
+  const preset = await p.request('POST', '/admin/v1/presets', {
+    body: {
+      name: `lk ${name}`,
+      stt: { provider: 'openai', model: 'whisper-1', language: 'en' },
+      tts: { provider: 'espeak', model: 'espeak-ng', voice: 'en-us' },
+    },
+  });
+  const agent = await p.request('POST', '/admin/v1/agents', {
+    body: {
+      name,
+      mode: 'passthrough',
+      webhook_url: webhook.url,
+      preset_id: preset.body.id,
+      transfer_to: '+1 510 555 0100',
+    },
+  });
+  expect(agent.status).toBe(201);
+  const { job } = await fake.dispatch(name, 'parley', JSON.stringify({ agent_id: agent.body.id }));
+  const room = await rooms.joined(name);
+  room.userJoins('sip_+15550001111');
+  await eventually(
+    () => fake.jobs.get(job.id)!.statuses,
+    (s) => s.includes(JobStatus.JS_RUNNING),
+    { what: 'running' },
+  );
+  const sessionId = (await eventually(
+    async () => (await p.request('GET', `/admin/v1/sessions?agent_id=${agent.body.id}`)).body.data[0]?.id as string,
+    (id) => id !== undefined,
+    { what: 'session' },
+  ))!;
+  return { room, job, sessionId };
+}
+
+const session = async (id: string) => (await p.request('GET', `/admin/v1/sessions/${id}`)).body;
+
+describe('transfer on LiveKit', () => {
+  it('SIP transfer through the Twirp API after the words; the session ends `transferred`', async () => {
+    reply = () => ({ body: { response: 'Transferring you to a colleague.', action: { type: 'transfer' } } });
+    const { room, job, sessionId } = await call('transfer-ok');
+    // LiveKit moves the caller out of the room once the transfer is done.
+    fake.onTransfer = () => room.userLeaves();
+    room.chat('I want to speak to a person');
+    await eventually(
+      () => session(sessionId),
+      (s) => s.status === 'ended',
+      { what: 'session end', timeoutMs: 20_000 },
+    );
+    expect(await session(sessionId)).toMatchObject({ end_reason: 'transferred' });
+    expect(fake.transfers).toEqual([
+      {
+        room: 'transfer-ok',
+        participantIdentity: 'sip_+15550001111',
+        transferTo: 'tel:+15105550100',
+        authorized: true,
+      },
+    ]);
+    // The closing words were spoken (captioned) before the transfer.
+    expect(room.captions().map((c) => c.text)).toContain('Transferring you to a colleague.');
+    await eventually(
+      () => fake.jobs.get(job.id)!.statuses,
+      (s) => s.includes(JobStatus.JS_SUCCESS),
+      { what: 'job success' },
+    );
+  });
+
+  it('a refused transfer is a transfer_failed record; the call goes on', async () => {
+    fake.transferFailure = { status: 400, code: 'invalid_argument', msg: 'participant is not a SIP participant' };
+    reply = (t) =>
+      t === 'transfer me'
+        ? { body: { response: 'One moment.', action: { type: 'transfer', to: 'sip:sales@pbx.example.com' } } }
+        : { body: { response: 'Still here.' } };
+    const { room, sessionId } = await call('transfer-refused');
+    const before = fake.transfers.length;
+    room.chat('transfer me');
+    const errors = await eventually(
+      async () => (await p.request('GET', `/admin/v1/errors?session_id=${sessionId}`)).body.data as { type: string }[],
+      (e) => e.length > 0,
+      { what: 'transfer_failed record', timeoutMs: 20_000 },
+    );
+    expect(errors[0]).toMatchObject({ type: 'transfer_failed' });
+    expect(fake.transfers.slice(before)).toMatchObject([{ transferTo: 'sip:sales@pbx.example.com', authorized: true }]);
+    room.chat('are you there?');
+    await eventually(
+      () => room.captions().map((c) => c.text),
+      (c) => c.includes('Still here.'),
+      { what: 'the next answer', timeoutMs: 20_000 },
+    );
+    expect((await session(sessionId)).status).toBe('active');
+    room.userLeaves();
+    await eventually(
+      () => session(sessionId),
+      (s) => s.status === 'ended',
+      { what: 'session end' },
+    );
+    expect(await session(sessionId)).toMatchObject({ end_reason: 'participant_left' });
+  });
+});
