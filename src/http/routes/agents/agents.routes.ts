@@ -6,11 +6,19 @@ import { defineRoute, type RouteDef } from '../../route.js';
 import { agentSessionsQuery, sessionPageSchema } from '../sessions/sessions.schema.js';
 import { agentIdParams, listAgentsQuery } from './agents.schema.js';
 import type { RagService } from '../../../rag/rag-service.js';
+import type { TurnRecorder } from '../../../turns/turn-recorder.js';
 
 const tag = 'Agents';
 
-/** `rag` hears of preset changes, which may change the agent's embedding model. */
-export function agentRoutes(store: Store, rag: Pick<RagService, 'embeddingsChanged'>): RouteDef[] {
+/**
+ * `rag` hears of preset changes, which may change the agent's embedding model; `recorder` ends a
+ * deleted agent's sessions (with their `session_end` events).
+ */
+export function agentRoutes(
+  store: Store,
+  rag: Pick<RagService, 'embeddingsChanged'>,
+  recorder: Pick<TurnRecorder, 'ended'>,
+): RouteDef[] {
   return [
     defineRoute({
       method: 'get',
@@ -71,13 +79,13 @@ export function agentRoutes(store: Store, rag: Pick<RagService, 'embeddingsChang
       path: '/agents/:id',
       operationId: 'deleteAgent',
       summary:
-        'Delete an agent: its token stops working at once, its documents are deleted, its active sessions end (agent_deleted); sessions, conversations and errors stay as history',
+        'Delete an agent: its token stops working at once, its documents are deleted, its active sessions end (agent_deleted, with session_end events); sessions, conversations and errors stay as history',
       tag,
       params: agentIdParams,
       errors: [404, 409],
       responses: { 204: { description: 'Deleted' } },
       handler: async (_ctx, { params }) => {
-        await deleteAgent(store, params.id);
+        await deleteAgent({ store, recorder }, params.id);
         return { status: 204 };
       },
     }),
