@@ -40,7 +40,7 @@ export type AgentCounter =
   | 'response_ms_sum'
   | 'response_ms_count';
 
-export function hashToken(token: string): string {
+function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
