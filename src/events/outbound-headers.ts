@@ -1,7 +1,7 @@
 import { version } from '../version.js';
 import { signBody } from './signature.js';
 
-export const userAgent = `Parley/${version}`;
+const userAgent = `Parley/${version}`;
 
 /** Headers on every request Parley sends to an operator (webhook and events). */
 export function outboundHeaders(

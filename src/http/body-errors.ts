@@ -1,7 +1,7 @@
 import { AppError } from '../errors.js';
 
 /** Content codings a JSON body may be sent in (decoded by the body parser); 415 names them. */
-export const acceptedEncodings = 'gzip, deflate, br';
+const acceptedEncodings = 'gzip, deflate, br';
 
 /** What raw-body, co-body, inflation and zlib attach to the errors they throw. */
 interface BodyReadError {

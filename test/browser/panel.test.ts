@@ -110,6 +110,9 @@ describe('the /home panel', () => {
     await page.getByRole('button', { name: 'Create preset' }).click();
     await page.waitForURL(/\/home\/presets\/pre_/);
     await page.getByRole('button', { name: 'Save preset' }).waitFor();
+    // Embeddings left at "Deployment default": the preset's section stays null, as the API's default.
+    const presetId = /presets\/(pre_[a-z0-9]+)/.exec(page.url())![1]!;
+    expect((await p.request('GET', `/admin/v1/presets/${presetId}`)).body.embeddings).toBeNull();
 
     await nav('Agents');
     await page.getByLabel('Name', { exact: true }).fill('Browser agent');

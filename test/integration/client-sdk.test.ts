@@ -142,7 +142,11 @@ describe('client SDK on Node against a real Parley', () => {
     connection.sendText('what are your opening hours');
     expect(await events.until('transcript')).toMatchObject({ text: 'what are your opening hours' });
     expect(await events.until('response')).toMatchObject({ text: 'Typed: what are your opening hours' });
-    expect(events.of('latency')[0]).toMatchObject({ turn: 1, from: 'text' });
+    // The caption comes before the audio it captions; the latency is measured at audio_start.
+    expect(await events.until('latency')).toMatchObject({ turn: 1, from: 'text' });
+    const names = events.seen.map((e) => e.name);
+    expect(names.indexOf('transcript')).toBeLessThan(names.indexOf('response'));
+    expect(names.indexOf('response')).toBeLessThan(names.indexOf('audio_start'));
   });
 
   it('flushes playback on interrupted (barge-in) and goes back to listening', async () => {

@@ -437,6 +437,36 @@ describe('session_end', () => {
     }
   });
 
+  it('is sent, signed with the agent’s key, for each session ended by deleting the agent', async () => {
+    const key = 'whk_deleted_agent_key';
+    const agent = await eventedAgent({ webhook_api_key: key });
+    const chatted = await chat(agent.agent_token, 'hello before the end');
+    const chatSession = chatted.body.session_id as string;
+    const voice = await p.parley.services.recorder.started(await p.parley.store.agents.getStored(agent.id), {
+      agent_id: agent.id,
+      type: 'voice',
+      transport: 'websocket',
+    });
+    expect((await p.request('DELETE', `/admin/v1/agents/${agent.id}`)).status).toBe(204);
+
+    const ends = await eventually(
+      () => ofType(events.requests, 'session_end'),
+      (list) => list.length >= 2,
+      { what: 'two session_end events' },
+    );
+    expect(Object.fromEntries(ends.map((r) => [envelope(r).session_id, envelope(r).data]))).toEqual({
+      [chatSession]: expect.objectContaining({ reason: 'agent_deleted', session_type: 'chat', turns: 1 }),
+      [voice.id]: expect.objectContaining({ reason: 'agent_deleted', session_type: 'voice', turns: 0 }),
+    });
+    for (const r of ends)
+      expect(verifyParleySignature(r.headers['x-parley-signature'], r.rawBody, key).valid).toBe(true);
+    for (const id of [chatSession, voice.id])
+      expect((await p.request('GET', `/admin/v1/sessions/${id}`)).body).toMatchObject({
+        status: 'ended',
+        end_reason: 'agent_deleted',
+      });
+  });
+
   it('idle voice sessions do not hold up the chat sweep', async () => {
     const agent = await eventedAgent();
     const old = Date.now() - 3_600_000;

@@ -57,7 +57,13 @@ afterAll(async () => {
   await redis?.close();
 });
 
+/** An agent dispatched to room `name`, and a user with a microphone (returned) who joins it, once the job runs. */
 async function roomWithAgent(name: string, settings: Record<string, unknown> = {}) {
+  return roomJoinedBy(name, settings, (room) => room.userJoins('caller'));
+}
+
+/** The same, the user joining as `join` says (e.g. without a microphone). */
+async function roomJoinedBy<T>(name: string, settings: Record<string, unknown>, join: (room: FakeRoom) => T) {
   const preset = await p.request('POST', '/admin/v1/presets', {
     body: {
       name: `lk ${name}`,
@@ -78,7 +84,7 @@ async function roomWithAgent(name: string, settings: Record<string, unknown> = {
   expect(agent.status).toBe(201);
   const { job } = await fake.dispatch(name, 'parley', JSON.stringify({ agent_id: agent.body.id }));
   const room = await rooms.joined(name);
-  const mic = room.userJoins('caller');
+  const mic = join(room);
   await eventually(
     () => fake.jobs.get(job.id)!.statuses,
     (s) => s.includes(JobStatus.JS_RUNNING),
@@ -98,6 +104,9 @@ async function speak(mic: FrameQueue, audio: PcmFrame, speed: number): Promise<v
   }
 }
 
+/** Captions marked final: the user's transcripts and each whole answer. */
+const finals = (room: FakeRoom) => room.captions().filter((c) => c.attributes['lk.transcription_final'] === 'true');
+
 const seconds = (room: FakeRoom, from = 0) =>
   room.out.frames.slice(from).reduce((n, f) => n + f.samplesPerChannel, 0) / 24_000;
 
@@ -110,24 +119,33 @@ describe('LiveKit audio bridge', () => {
       await speak(r.mic, hello, 4);
       return r;
     });
-    const captions = await eventually(
-      () => room.captions(),
-      (c) => c.length === 2,
-      { what: 'two captions', timeoutMs: 20_000 },
+    await eventually(
+      () => room.states,
+      (s) => s.length === 4,
+      { what: 'the turn played out', timeoutMs: 20_000 },
     );
-    const [user, agent] = captions;
+    const [user, ...answer] = room.captions();
     expect(user).toMatchObject({
       text: 'I would like to book a table for two tonight.',
       senderIdentity: 'caller',
       attributes: { 'lk.transcription_final': 'true', 'lk.transcribed_track_id': 'TR_caller' },
     });
-    expect(agent).toMatchObject({
-      text: 'Sure. You said: I would like to book a table for two tonight.',
-      senderIdentity: undefined,
-      attributes: { 'lk.transcription_final': 'true', 'lk.transcribed_track_id': 'TR_agent' },
-    });
+    // The answer is captioned as it is produced, sentence by sentence, in one segment that the
+    // client replaces: partial captions, then the whole answer marked final.
+    expect(answer.map((c) => [c.text, c.attributes['lk.transcription_final']])).toEqual([
+      ['Sure.', 'false'],
+      ['Sure. You said: I would like to book a table for two tonight.', 'false'],
+      ['Sure. You said: I would like to book a table for two tonight.', 'true'],
+    ]);
+    for (const c of answer) {
+      expect(c).toMatchObject({ senderIdentity: undefined, attributes: { 'lk.transcribed_track_id': 'TR_agent' } });
+      expect(c.attributes['lk.segment_id']).toBe(answer[0]!.attributes['lk.segment_id']);
+    }
     expect(user!.attributes['lk.segment_id']).toMatch(/^SG_/);
-    expect(user!.attributes['lk.segment_id']).not.toBe(agent!.attributes['lk.segment_id']);
+    expect(user!.attributes['lk.segment_id']).not.toBe(answer[0]!.attributes['lk.segment_id']);
+    // Captions go out while the agent speaks: the first before its audio, the whole answer before the audio ends.
+    expect(answer[0]!.at).toBeLessThan(room.out.frameTimes[0]!);
+    expect(answer.at(-1)!.at).toBeLessThan(room.out.frameTimes.at(-1)!);
     // The utterance reached STT at 16 kHz; speech went out as 24 kHz mono rtc-node frames.
     expect(audioApi.transcriptions.at(-1)!.audio.sampleRate).toBe(16_000);
     expect(room.out.frames.every((f) => f.sampleRate === 24_000 && f.channels === 1)).toBe(true);
@@ -143,7 +161,7 @@ describe('LiveKit audio bridge', () => {
     room.chat('What are your opening hours?');
     room.chat('not me', 'someone-else');
     const captions = await eventually(
-      () => room.captions(),
+      () => finals(room),
       (c) => c.length === 2,
       { what: 'captions', timeoutMs: 20_000 },
     );
@@ -154,6 +172,37 @@ describe('LiveKit audio bridge', () => {
     expect(
       webhook.requests.some((r) => (r.json as { data: { transcript: string } }).data.transcript === 'not me'),
     ).toBe(false);
+  });
+
+  it('a user who joins without a microphone gets a session at once (typed turns), and is heard once they publish one', async () => {
+    transcripts = ['Now I am speaking.'];
+    audioApi.transcriptions.length = 0;
+    reply = (t) => ({ body: { response: `Heard: ${t}` } });
+    const { room, job } = await roomJoinedBy('bridge-no-mic', {}, (r) => r.userJoinsWithoutMicrophone('caller'));
+    const [session] = (await p.request('GET', `/admin/v1/sessions?status=active`)).body.data.filter(
+      (x: { room: string }) => x.room === 'bridge-no-mic',
+    );
+    expect(session).toMatchObject({ transport: 'livekit', user_id: 'caller' });
+    room.chat('Just typing here.');
+    const typed = await eventually(
+      () => finals(room),
+      (c) => c.length === 2,
+      { what: 'typed turn', timeoutMs: 20_000 },
+    );
+    expect(typed.map((c) => c.text)).toEqual(['Just typing here.', 'Heard: Just typing here.']);
+    // No microphone yet: the user's caption names no track.
+    expect(typed[0]!.attributes['lk.transcribed_track_id']).toBeUndefined();
+
+    const mic = room.publishMicrophone();
+    await speak(mic, hello, 4);
+    const spoken = await eventually(
+      () => finals(room),
+      (c) => c.length === 4,
+      { what: 'spoken turn', timeoutMs: 20_000 },
+    );
+    expect(spoken.slice(2).map((c) => c.text)).toEqual(['Now I am speaking.', 'Heard: Now I am speaking.']);
+    expect(spoken[2]!.attributes['lk.transcribed_track_id']).toBe('TR_caller');
+    expect(fake.jobs.get(job.id)!.statuses).toContain(JobStatus.JS_RUNNING);
   });
 
   it('barge-in clears the AudioSource queue: queued speech is dropped and no more frames follow', async () => {

@@ -248,6 +248,38 @@ describe('jobs', () => {
     ]);
   });
 
+  it('a job the supervisor refuses leaves a session connected elsewhere alone, and does not re-end one that ended', async () => {
+    const a = await agent();
+    // Another instance holds the session's media connection (its lease): the job must not end it.
+    const elsewhere = await sdkSession(a.agent_token);
+    expect(await p.parley.store.leases.claim(elsewhere.sessionId, 'another-instance', 60_000)).toBe('ok');
+    const first = await fake.dispatch(elsewhere.room, agentName, elsewhere.dispatch.metadata);
+    (await rooms.joined(elsewhere.room)).userJoins('caller-1');
+    await eventually(
+      () => fake.jobs.get(first.job.id)!.statuses,
+      (x) => x.at(-1) === JobStatus.JS_FAILED,
+      { what: 'refused job failed' },
+    );
+    expect(fake.jobs.get(first.job.id)!.errors.at(-1)).toMatch(/already has a media connection/);
+    expect(await session(elsewhere.sessionId)).toMatchObject({ status: 'active', end_reason: null });
+    expect((await rooms.joined(elsewhere.room)).disconnected).toBe(true);
+
+    // The session ended between the offer and the user's arrival: it keeps its own end reason.
+    const ended = await sdkSession(a.agent_token);
+    const second = await fake.dispatch(ended.room, agentName, ended.dispatch.metadata);
+    const room = await rooms.joined(ended.room);
+    await p.parley.store.sessions.end(ended.sessionId, 'client_hangup');
+    room.userJoins('caller-1');
+    await eventually(
+      () => fake.jobs.get(second.job.id)!.statuses,
+      (x) => x.at(-1) === JobStatus.JS_FAILED,
+      { what: 'refused job failed' },
+    );
+    expect(fake.jobs.get(second.job.id)!.errors.at(-1)).toMatch(/has ended/);
+    expect(await session(ended.sessionId)).toMatchObject({ status: 'ended', end_reason: 'client_hangup' });
+    expect((await p.request('GET', `/admin/v1/errors?agent_id=${a.id}`)).body.data).toEqual([]);
+  });
+
   it('an accepted job that is never assigned gives its reservation back', async () => {
     const a = await agent();
     const [worker] = fake.registered(agentName);

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, envSchema, loadConfig } from '../../src/config.js';
 
@@ -174,5 +175,27 @@ describe('loadConfig', () => {
       expect(problems).toHaveLength(1);
       expect(problems[0]).toMatch(/^LIVEKIT_URL: /);
     });
+  });
+});
+
+describe('the README configuration table', () => {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const source = readFileSync(new URL('../../src/config.ts', import.meta.url), 'utf8');
+  /** The variable of each row of the table under "## Configuration". */
+  const rows = () => {
+    const section = readme.split(/^## /m).find((s) => s.startsWith('Configuration\n')) ?? '';
+    return [...section.matchAll(/^\| `([A-Z][A-Z0-9_]*)`/gm)].map((m) => m[1]!);
+  };
+  /** Every variable src/config.ts reads: its schema's keys, and any PARLEY_* name its code uses. */
+  const read = () => new Set([...Object.keys(envSchema.shape), ...(source.match(/\bPARLEY_[A-Z0-9_]+\b/g) ?? [])]);
+
+  it('lists every variable src/config.ts reads', () => {
+    expect(rows().length).toBeGreaterThan(10);
+    expect([...read()].filter((name) => !rows().includes(name))).toEqual([]);
+  });
+
+  it('lists nothing src/config.ts does not read, and each variable once', () => {
+    expect(rows().filter((name) => !read().has(name))).toEqual([]);
+    expect(rows().filter((name, i) => rows().indexOf(name) !== i)).toEqual([]);
   });
 });

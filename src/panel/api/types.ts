@@ -52,7 +52,8 @@ export interface Preset {
   stt: ProviderSettings & { language: string | null };
   llm: ProviderSettings & { temperature: number; max_tokens: number };
   tts: ProviderSettings & { voice: string; speed: number };
-  embeddings: ProviderSettings;
+  /** Null: the deployment's PARLEY_EMBEDDING_PROVIDER / PARLEY_EMBEDDING_MODEL. */
+  embeddings: ProviderSettings | null;
   agent_count: number;
   created_at: string;
   updated_at: string;

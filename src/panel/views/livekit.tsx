@@ -9,14 +9,23 @@ import { duration, when, words } from '../ui/format.js';
 import { Badge, Empty, ErrorNote, Loading, Success } from '../ui/status.js';
 import { useApi, useInterval, type Resource } from '../ui/use-api.js';
 
-/** LiveKit rooms, the agent workers, and dispatching an agent to a room. */
+/**
+ * LiveKit rooms, the agent workers, and dispatching an agent to a room. worker-status answers with
+ * or without LiveKit and says which, so rooms are only asked for where LiveKit is configured (no
+ * 503 on every visit to a server without it).
+ */
 export function LiveKitView(): JSX.Element {
-  const rooms = useApi<Page<LivekitRoom>>('/admin/v1/livekit/rooms');
   const worker = useApi<LivekitWorkerStatus>('/admin/v1/livekit/worker-status');
-  useInterval(() => [rooms, worker].forEach((r) => r.reload()), 10_000);
+  const configured = worker.data?.livekit.configured === true;
+  const rooms = useApi<Page<LivekitRoom>>(configured ? '/admin/v1/livekit/rooms' : null);
+  useInterval(() => {
+    worker.reload();
+    if (configured) rooms.reload();
+  }, 10_000);
   const missing = worker.error instanceof ApiError && worker.error.status === 404;
   const unconfigured =
-    rooms.error instanceof ApiError && rooms.error.status === 503 && rooms.error.code === 'livekit_unavailable';
+    worker.data?.livekit.configured === false ||
+    (rooms.error instanceof ApiError && rooms.error.status === 503 && rooms.error.code === 'livekit_unavailable');
   return (
     <>
       <PageTitle>LiveKit</PageTitle>
@@ -29,12 +38,11 @@ export function LiveKitView(): JSX.Element {
         <>
           {unconfigured && (
             <div class="note" role="status">
-              <strong>LiveKit not configured.</strong> {(rooms.error as ApiError).message}. Voice sessions use Parley's
-              own WebSocket transport.
+              <strong>LiveKit not configured.</strong> Voice sessions use Parley's own WebSocket transport.
             </div>
           )}
           <Workers worker={worker} />
-          {!unconfigured && (
+          {configured && !unconfigured && (
             <section>
               <h2>Rooms</h2>
               {rooms.error !== undefined && <ErrorNote error={rooms.error} />}
@@ -42,7 +50,7 @@ export function LiveKitView(): JSX.Element {
               {rooms.data !== undefined && <Rooms rooms={rooms.data.data} />}
             </section>
           )}
-          {!unconfigured && <Dispatch onDone={rooms.reload} />}
+          {configured && !unconfigured && <Dispatch onDone={rooms.reload} />}
         </>
       )}
     </>

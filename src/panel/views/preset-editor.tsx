@@ -39,11 +39,12 @@ export function PresetEditor({ id }: { id: string }): JSX.Element {
 function PresetForm({ preset, providers }: { preset: Preset | undefined; providers: ProviderAvailability[] }) {
   const [name, setName] = useState(preset?.name ?? '');
   const [description, setDescription] = useState(preset?.description ?? '');
-  const [sections, setSections] = useState<Record<Capability, Section>>(() => ({
+  const [sections, setSections] = useState<Record<Capability, Section | null>>(() => ({
     stt: sectionFor('stt', providers, preset?.stt),
     llm: sectionFor('llm', providers, preset?.llm),
     tts: sectionFor('tts', providers, preset?.tts),
-    embeddings: sectionFor('embeddings', providers, preset?.embeddings),
+    // Not set (null) unless chosen: the deployment's PARLEY_EMBEDDING_PROVIDER / PARLEY_EMBEDDING_MODEL.
+    embeddings: preset?.embeddings == null ? null : sectionFor('embeddings', providers, preset.embeddings),
   }));
   const [error, setError] = useState<unknown>(undefined);
   const [saved, setSaved] = useState(false);
@@ -103,6 +104,7 @@ function PresetForm({ preset, providers }: { preset: Preset | undefined; provide
           providers={providers.filter((p) => p.capability === cap)}
           value={sections[cap]}
           onChange={(s) => setSections((old) => ({ ...old, [cap]: s }))}
+          noneLabel={cap === 'embeddings' ? 'Deployment default' : undefined}
         />
       ))}
       <div class="actions row">

@@ -30,20 +30,27 @@ export function sectionFor(capability: Capability, providers: ProviderAvailabili
   return section;
 }
 
-/** Provider, model and voice pickers for one capability; unconfigured providers say why. */
+/**
+ * Provider, model and voice pickers for one capability; unconfigured providers say why. With
+ * `noneLabel`, the section may also be null (the API's "not set: the deployment's default"), offered
+ * as the first provider choice under that label.
+ */
 export function ProviderSection(props: {
   capability: Capability;
   title: string;
   providers: ProviderAvailability[];
-  value: Section;
-  onChange: (s: Section) => void;
+  value: Section | null;
+  onChange: (s: Section | null) => void;
+  noneLabel?: string;
 }): JSX.Element {
-  const { capability, title, providers, value, onChange } = props;
+  const { capability, title, providers, value, onChange, noneLabel } = props;
   const listId = useId();
-  const chosen = providers.find((p) => p.provider === value.provider);
+  const chosen = value === null ? undefined : providers.find((p) => p.provider === value.provider);
   const pick = (provider: string) => {
+    if (provider === '') return onChange(null);
     const p = providers.find((x) => x.provider === provider);
-    const next: Section = { ...value, provider, model: p?.default_model ?? p?.models[0] ?? '' };
+    const current = value ?? sectionFor(capability, providers);
+    const next: Section = { ...current, provider, model: p?.default_model ?? p?.models[0] ?? '' };
     if (capability === 'tts') next['voice'] = p?.default_voice ?? p?.voices[0] ?? '';
     onChange(next);
   };
@@ -56,9 +63,10 @@ export function ProviderSection(props: {
             id={id}
             name={`${capability}-provider`}
             aria-describedby={describedBy}
-            value={value.provider}
+            value={value?.provider ?? ''}
             onChange={(e) => pick(e.currentTarget.value)}
           >
+            {noneLabel !== undefined && <option value="">{noneLabel}</option>}
             {providers.map((p) => (
               <option key={p.provider} value={p.provider}>
                 {p.provider}
@@ -73,6 +81,24 @@ export function ProviderSection(props: {
           <Badge kind="warn">not configured here</Badge> {chosen.reason ?? 'no reason given'}
         </p>
       )}
+      {value !== null && (
+        <SectionFields capability={capability} chosen={chosen} value={value} onChange={onChange} listId={listId} />
+      )}
+    </fieldset>
+  );
+}
+
+/** Model, voice and the capability's extra settings of a section that is set. */
+function SectionFields(props: {
+  capability: Capability;
+  chosen: ProviderAvailability | undefined;
+  value: Section;
+  onChange: (s: Section) => void;
+  listId: string;
+}): JSX.Element {
+  const { capability, chosen, value, onChange, listId } = props;
+  return (
+    <>
       <Field label="Model" help={chosen?.any_model ? 'Any model the server accepts; suggestions listed.' : undefined}>
         {({ id, describedBy }) =>
           chosen?.any_model === false ? (
@@ -166,6 +192,6 @@ export function ProviderSection(props: {
           }
         </Field>
       ))}
-    </fieldset>
+    </>
   );
 }

@@ -11,10 +11,15 @@ export interface AgentRoom {
   /** The agent's own identity in the room. */
   readonly identity: string;
   /**
-   * Resolves with the first remote participant's microphone, as mono frames at `sampleRate` (the
-   * native side resamples), once they publish it; null when the room goes away first.
+   * Resolves with the identity of the first remote participant once they join, whether or not they
+   * publish a microphone (a user may only type on `lk.chat`); null when the room goes away first.
    */
-  userAudio(sampleRate: number): Promise<UserAudio | null>;
+  firstParticipant(): Promise<string | null>;
+  /**
+   * Resolves with `identity`'s microphone, as mono frames at `sampleRate` (the native side
+   * resamples), once they publish it; null when the room goes away first.
+   */
+  microphone(identity: string, sampleRate: number): Promise<UserAudio | null>;
   /** Publishes the agent's audio track, fed through the returned output. */
   publishAudio(sampleRate: number): Promise<AgentAudioOut>;
   /** A complete text stream on `topic` from the agent, or on behalf of `senderIdentity`. */
@@ -35,7 +40,6 @@ export interface AgentRoom {
 export type RoomGone = 'room_closed' | 'connection_lost';
 
 export interface UserAudio {
-  readonly identity: string;
   readonly trackSid: string;
   readonly frames: AsyncIterable<AudioFrame>;
   close(): void;

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { EventOutbox } from '../../events/outbox.js';
 import type { StoredAgent } from '../../records/agent.js';
 import type { Session, SessionEndReason } from '../../records/session.js';
-import type { SessionSupervisor } from '../../sessions/supervisor.js';
+import type { AttachRefusal, SessionSupervisor } from '../../sessions/supervisor.js';
 import type { Store } from '../../store/store.js';
 import type { SessionRecorder } from '../../turns/turn-recorder.js';
 import type { AgentRoom, RoomConnector } from './agent-room.js';
@@ -65,6 +65,7 @@ export class LivekitJob {
   private ending: { reason: RoomEndReason; error: string | null } | false = false;
   private recorded = false;
   private left = false;
+  private linked = false;
   private failure: string | null = null;
 
   constructor(
@@ -97,23 +98,25 @@ export class LivekitJob {
       );
       if (this.ending) return void (await this.leave());
       const out = await room.publishAudio(deps.outputSampleRate);
-      const user = await room.userAudio(deps.inputSampleRate);
-      if (user === null || this.ending) return void (await this.leave());
-      this.userIdentity = user.identity;
-      room.onParticipantLeft((identity) => {
-        if (identity === user.identity) void this.participantLeft();
+      // The session starts when the user joins; their microphone is read once they publish one
+      // (someone who only types on lk.chat is served all the same).
+      const identity = await room.firstParticipant();
+      if (identity === null || this.ending) return void (await this.leave());
+      this.userIdentity = identity;
+      room.onParticipantLeft((left) => {
+        if (left === identity) void this.participantLeft();
       });
-      const session = plan.session ?? (await this.createSession(user.identity));
+      const microphone = room.microphone(identity, deps.inputSampleRate);
+      const session = plan.session ?? (await this.createSession(identity));
       this.sessionId = session.id;
       if (this.ending) {
         // The room went away while the session was being set up: record the end that came.
         await this.recordEnd();
         return void (await this.leave());
       }
-      await this.link(session.id);
       const transport = new LivekitTransport(
         room,
-        user,
+        { identity, microphone },
         out,
         deps.inputSampleRate,
         deps.outputSampleRate,
@@ -123,14 +126,9 @@ export class LivekitJob {
       this.transport = transport;
       transport.closed$.subscribe(() => void this.leave());
       const attached = await deps.supervisor.attach(plan.agent, session, transport);
-      if (!attached.ok) {
-        deps.logger.warn(
-          { job_id: this.job.id, session_id: session.id, refusal: attached.refusal },
-          'LiveKit job refused by the supervisor',
-        );
-        await this.end('shutdown', null);
-        return;
-      }
+      if (!attached.ok) return void (await this.refused(attached.refusal));
+      // Linked once the session is ours (a refused job must not overwrite another job's link).
+      await this.link(session.id);
       deps.status(this.job.id, JobStatus.JS_RUNNING);
       deps.logger.info({ job_id: this.job.id, session_id: session.id, room: this.roomName }, 'LiveKit job running');
     } catch (err) {
@@ -159,6 +157,24 @@ export class LivekitJob {
     );
     if (this.transport !== undefined) this.transport.close();
     else await this.leave();
+  }
+
+  /**
+   * The supervisor would not run the session. Shutting down ends it `shutdown`; an unreachable
+   * store is an error (recorded once Redis answers, else the reaper ends it). A session connected
+   * elsewhere is left alone, and one already ended (or failed to start: the supervisor recorded
+   * it) is not ended again; the job leaves the room and reports itself failed with the reason.
+   */
+  private async refused(refusal: AttachRefusal): Promise<void> {
+    const { deps, job } = this;
+    deps.logger.warn({ job_id: job.id, session_id: this.sessionId, refusal }, 'LiveKit job refused by the supervisor');
+    if (refusal === 'shutting_down') return this.end('shutdown', null);
+    if (refusal === 'store_unavailable')
+      return this.end('error', 'the session could not be claimed: the store (Redis) is unavailable');
+    this.failure = refusalMessages[refusal];
+    this.recorded = true; // nothing of this session is ours to record
+    this.ending = { reason: 'error', error: null };
+    this.transport?.close();
   }
 
   /** Writes the pending end (error record, session end, `session_end`) once a session exists. */
@@ -208,7 +224,7 @@ export class LivekitJob {
     this.left = true;
     const { deps } = this;
     try {
-      await deps.store.redis.del(deps.store.keys.livekitRoom(this.roomName));
+      if (this.linked) await deps.store.redis.del(deps.store.keys.livekitRoom(this.roomName));
       await this.room?.disconnect();
     } catch (err) {
       deps.logger.warn({ err, job_id: this.job.id }, 'leaving the LiveKit room failed');
@@ -239,6 +255,7 @@ export class LivekitJob {
   private async link(sessionId: string): Promise<void> {
     const { store } = this.deps;
     const key = store.keys.livekitRoom(this.roomName);
+    this.linked = true;
     await store.redis
       .multi()
       .hSet(key, {
@@ -254,6 +271,12 @@ export class LivekitJob {
       .exec();
   }
 }
+
+const refusalMessages: Record<Exclude<AttachRefusal, 'shutting_down' | 'store_unavailable'>, string> = {
+  already_connected: 'the session already has a media connection (another job or instance)',
+  session_ended: 'the session has ended',
+  failed: 'the voice session failed to start',
+};
 
 async function joinWithin(joining: Promise<AgentRoom>, ms: number): Promise<AgentRoom> {
   let timer: NodeJS.Timeout | undefined;

@@ -27,11 +27,21 @@ export type AgentState = 'initializing' | 'listening' | 'thinking' | 'speaking';
 /** Longest typed message taken from `lk.chat` (the WebSocket protocol's limit). */
 const maxChatChars = 4000;
 
+/** The user a job serves: known from the moment they join; their microphone once they publish one. */
+export interface RoomUser {
+  readonly identity: string;
+  /** Resolves when they publish a microphone (null: never, the room went away first). */
+  readonly microphone: Promise<UserAudio | null>;
+}
+
 /**
  * A LiveKit room as a MediaTransport, so a VoiceSession runs on it exactly as on a WebSocket.
- * In: the user's microphone (mono, resampled natively to `inputSampleRate`) and typed `lk.chat`
- * messages. Out: the agent's speech through an AudioSource track; transcripts and answers as
- * `lk.transcription` text streams; the conversation's state as the `lk.agent.state` attribute.
+ * In: the user's microphone (mono, resampled natively to `inputSampleRate`) from the moment they
+ * publish it, and typed `lk.chat` messages from the start. Out: the agent's speech through an
+ * AudioSource track; transcripts and answers as `lk.transcription` text streams; the
+ * conversation's state as the `lk.agent.state` attribute. The answer is captioned as it is
+ * produced: each `response` (the answer so far) replaces the one before under the turn's segment
+ * id, `lk.transcription_final` only on the whole answer (or the part spoken when barge-in cut it).
  * Barge-in (`interrupted`) clears the AudioSource's queue, so queued speech is never played.
  */
 export class LivekitTransport implements MediaTransport {
@@ -48,10 +58,16 @@ export class LivekitTransport implements MediaTransport {
   private generation = 0;
   private state: AgentState | null = null;
   private transferring: Promise<boolean> | null = null;
+  /** The microphone, once published (user captions name its track). */
+  private mic: UserAudio | null = null;
+  /** The answer being captioned: its turn, segment and text so far, until its final caption. */
+  private answer: { turn: number; segmentId: string; text: string } | null = null;
+  /** Captions go out one after another, so a later text never overtakes an earlier one. */
+  private captionTail: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly room: AgentRoom,
-    private readonly user: UserAudio,
+    private readonly user: RoomUser,
     private readonly out: AgentAudioOut,
     readonly inputSampleRate: number,
     readonly outputSampleRate: number,
@@ -80,20 +96,31 @@ export class LivekitTransport implements MediaTransport {
         this.setState('listening');
         break;
       case 'transcript':
-        this.caption(event.text, this.user.trackSid, this.user.identity);
+        this.caption(event.text, { final: true, trackSid: this.mic?.trackSid, sender: this.user.identity });
         this.setState('thinking');
         break;
       case 'audio_start':
         this.setState('speaking');
         break;
-      case 'response':
-        this.caption(event.text, this.out.trackSid, undefined);
+      case 'response': {
+        const answer =
+          this.answer?.turn === event.turn ? this.answer : { turn: event.turn, segmentId: segmentId(), text: '' };
+        answer.text = event.text;
+        this.answer = event.final ? null : answer;
+        this.caption(event.text, { final: event.final, trackSid: this.out.trackSid, segmentId: answer.segmentId });
         break;
-      case 'interrupted':
+      }
+      case 'interrupted': {
         this.generation++;
         this.out.clearQueue();
+        // The caption of a cut answer ends with what it had reached (the last caption sent).
+        const cut = this.answer;
+        this.answer = null;
+        if (cut !== null && cut.turn === event.turn)
+          this.caption(cut.text, { final: true, trackSid: this.out.trackSid, segmentId: cut.segmentId });
         this.setState('listening');
         break;
+      }
       case 'error':
         this.logger.warn({ room: this.room.name, code: event.code }, event.message);
         break;
@@ -143,7 +170,7 @@ export class LivekitTransport implements MediaTransport {
   close(): void {
     if (this.finished) return;
     this.finished = true;
-    this.user.close();
+    this.mic?.close();
     this.audio.complete();
     this.messages.complete();
     this.closed.next();
@@ -151,8 +178,12 @@ export class LivekitTransport implements MediaTransport {
   }
 
   private async pump(): Promise<void> {
+    const mic = await this.user.microphone;
+    if (mic === null) return;
+    if (this.finished) return mic.close();
+    this.mic = mic;
     try {
-      for await (const frame of this.user.frames) {
+      for await (const frame of mic.frames) {
         if (this.finished) break;
         // Mono as asked of the stream; the pipeline's frames are views, so no copy here.
         this.audio.next({ samples: frame.data.subarray(0, frame.samplesPerChannel), sampleRate: frame.sampleRate });
@@ -170,19 +201,30 @@ export class LivekitTransport implements MediaTransport {
       .catch((err: unknown) => this.logger.debug({ err }, 'agent state not published'));
   }
 
-  /** A final transcription segment for `trackSid`, from the agent or on behalf of the user. */
-  private caption(text: string, trackSid: string, senderIdentity: string | undefined): void {
-    const attributes = {
-      [lk.final]: 'true',
-      [lk.segmentId]: `SG_${randomBytes(6).toString('hex')}`,
-      [lk.trackId]: trackSid,
+  /**
+   * A transcription segment on `lk.transcription`: from the agent, or on behalf of `sender`; a
+   * new segment unless `segmentId` continues one (LiveKit's clients replace its text).
+   */
+  private caption(
+    text: string,
+    o: { final: boolean; trackSid: string | undefined; sender?: string; segmentId?: string },
+  ): void {
+    const attributes: Record<string, string> = {
+      [lk.final]: String(o.final),
+      [lk.segmentId]: o.segmentId ?? segmentId(),
     };
-    this.room
-      .sendText(text, {
-        topic: lk.transcriptionTopic,
-        attributes,
-        ...(senderIdentity === undefined ? {} : { senderIdentity }),
-      })
-      .catch((err: unknown) => this.logger.debug({ err }, 'transcription not sent'));
+    if (o.trackSid !== undefined) attributes[lk.trackId] = o.trackSid;
+    const options = {
+      topic: lk.transcriptionTopic,
+      attributes,
+      ...(o.sender === undefined ? {} : { senderIdentity: o.sender }),
+    };
+    this.captionTail = this.captionTail.then(() =>
+      this.room.sendText(text, options).catch((err: unknown) => this.logger.debug({ err }, 'transcription not sent')),
+    );
   }
+}
+
+function segmentId(): string {
+  return `SG_${randomBytes(6).toString('hex')}`;
 }

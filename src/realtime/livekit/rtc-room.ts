@@ -39,33 +39,49 @@ class RtcAgentRoom implements AgentRoom {
     return this.room.localParticipant?.identity ?? '';
   }
 
-  userAudio(sampleRate: number): Promise<UserAudio | null> {
-    const wrap = (track: RemoteTrack, participant: RemoteParticipant): UserAudio => {
+  firstParticipant(): Promise<string | null> {
+    const present = this.room.remoteParticipants.values().next();
+    if (present.done !== true) return Promise.resolve(present.value.identity);
+    return this.until<string>((emit) => {
+      const onJoin = (participant: RemoteParticipant) => emit(participant.identity);
+      this.room.on(RoomEvent.ParticipantConnected, onJoin);
+      return () => this.room.off(RoomEvent.ParticipantConnected, onJoin);
+    });
+  }
+
+  microphone(identity: string, sampleRate: number): Promise<UserAudio | null> {
+    const wrap = (track: RemoteTrack): UserAudio => {
       const stream = new AudioStream(track, { sampleRate, numChannels: 1 });
       return {
-        identity: participant.identity,
         trackSid: track.sid ?? '',
         frames: stream,
         close: () => void stream.cancel().catch(() => undefined), // already closed with the room
       };
     };
     for (const participant of this.room.remoteParticipants.values()) {
-      for (const pub of participant.trackPublications.values()) {
-        if (isMicrophone(pub) && pub.track !== undefined) return Promise.resolve(wrap(pub.track, participant));
-      }
+      if (participant.identity !== identity) continue;
+      for (const pub of participant.trackPublications.values())
+        if (isMicrophone(pub) && pub.track !== undefined) return Promise.resolve(wrap(pub.track));
     }
-    return new Promise((resolve) => {
+    return this.until<UserAudio>((emit) => {
       const onTrack = (track: RemoteTrack, pub: RemoteTrackPublication, participant: RemoteParticipant) => {
-        if (!isMicrophone(pub)) return;
-        this.room.off(RoomEvent.TrackSubscribed, onTrack);
-        this.room.off(RoomEvent.Disconnected, onGone);
-        resolve(wrap(track, participant));
-      };
-      const onGone = () => {
-        this.room.off(RoomEvent.TrackSubscribed, onTrack);
-        resolve(null);
+        if (participant.identity === identity && isMicrophone(pub)) emit(wrap(track));
       };
       this.room.on(RoomEvent.TrackSubscribed, onTrack);
+      return () => this.room.off(RoomEvent.TrackSubscribed, onTrack);
+    });
+  }
+
+  /** The first value `listen` emits (it returns its unsubscribe); null when the room disconnects first. */
+  private until<T>(listen: (emit: (value: T) => void) => () => void): Promise<T | null> {
+    return new Promise((resolve) => {
+      const settle = (value: T | null) => {
+        unlisten();
+        this.room.off(RoomEvent.Disconnected, onGone);
+        resolve(value);
+      };
+      const onGone = () => settle(null);
+      const unlisten = listen(settle);
       this.room.once(RoomEvent.Disconnected, onGone);
     });
   }

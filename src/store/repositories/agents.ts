@@ -41,7 +41,7 @@ export type AgentCounter =
   | 'response_ms_sum'
   | 'response_ms_count';
 
-export function hashToken(token: string): string {
+function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
@@ -136,7 +136,8 @@ export class AgentRepository {
     return this.modify(id, (current) => ({ ...current, agent_token: newAgentToken(), updated_at: isoNow(now) }));
   }
 
-  async delete(id: string): Promise<void> {
+  /** Deletes the agent and revokes its token atomically; returns the record as it was deleted. */
+  async delete(id: string): Promise<StoredAgent> {
     for (let attempt = 0; attempt < maxRetries; attempt++) {
       const raw = await this.redis.get(this.keys.agent(id));
       if (raw === null) throw new NotFoundError('agent', id);
@@ -151,7 +152,7 @@ export class AgentRepository {
         ],
         [id, raw],
       );
-      if (result === 'ok') return;
+      if (result === 'ok') return current;
       if (result === 'missing') throw new NotFoundError('agent', id);
     }
     throw new ConflictError('agent is being changed concurrently; retry');

@@ -52,6 +52,8 @@ export class FakeRooms {
 }
 
 export interface SentText {
+  /** performance.now() when the agent sent it. */
+  at: number;
   topic: string;
   text: string;
   attributes: Record<string, string>;
@@ -65,8 +67,9 @@ export class FakeRoom implements AgentRoom {
   readonly texts: SentText[] = [];
   readonly out: RecordingAudioOut;
   disconnected = false;
-  private user: { identity: string; trackSid: string; frames: FrameQueue } | null = null;
-  private userWaiter: ((user: UserAudio | null) => void) | null = null;
+  private user: { identity: string; trackSid: string; frames: FrameQueue | null } | null = null;
+  private userWaiter: ((identity: string | null) => void) | null = null;
+  private micWaiter: ((mic: UserAudio | null) => void) | null = null;
   private readonly textHandlers = new Map<string, (text: string, from: string) => void>();
   private readonly leftHandlers: ((identity: string) => void)[] = [];
   private readonly goneHandlers: ((cause: RoomGone) => void)[] = [];
@@ -85,17 +88,30 @@ export class FakeRoom implements AgentRoom {
 
   /** A user joins and publishes a microphone; push frames into the returned queue. */
   userJoins(identity: string): FrameQueue {
-    const frames = new FrameQueue();
-    this.user = { identity, trackSid: `TR_${identity}`, frames };
-    this.userWaiter?.(this.audioOf(this.user));
+    this.userJoinsWithoutMicrophone(identity);
+    return this.publishMicrophone();
+  }
+
+  /** A user joins without publishing a microphone (they may type on `lk.chat`, or publish later). */
+  userJoinsWithoutMicrophone(identity: string): void {
+    this.user = { identity, trackSid: `TR_${identity}`, frames: null };
+    this.userWaiter?.(identity);
     this.userWaiter = null;
-    return frames;
+  }
+
+  /** The user in the room publishes their microphone; push frames into the returned queue. */
+  publishMicrophone(): FrameQueue {
+    const user = this.user!;
+    user.frames = new FrameQueue();
+    this.micWaiter?.(this.audioOf(user.trackSid, user.frames));
+    this.micWaiter = null;
+    return user.frames;
   }
 
   userLeaves(): void {
     const user = this.user;
     if (user === null) return;
-    user.frames.end();
+    user.frames?.end();
     for (const handler of this.leftHandlers) handler(user.identity);
   }
 
@@ -106,8 +122,9 @@ export class FakeRoom implements AgentRoom {
 
   /** The room is closed by LiveKit, or the agent's connection to it is lost. */
   gone(cause: RoomGone): void {
-    this.user?.frames.end();
+    this.user?.frames?.end();
     this.userWaiter?.(null);
+    this.micWaiter?.(null);
     for (const handler of this.goneHandlers) handler(cause);
   }
 
@@ -117,10 +134,17 @@ export class FakeRoom implements AgentRoom {
 
   // ---- AgentRoom ----
 
-  userAudio(sampleRate: number): Promise<UserAudio | null> {
-    void sampleRate; // frames are produced at the rate the test chose
-    if (this.user !== null) return Promise.resolve(this.audioOf(this.user));
+  firstParticipant(): Promise<string | null> {
+    if (this.user !== null) return Promise.resolve(this.user.identity);
     return new Promise((resolve) => (this.userWaiter = resolve));
+  }
+
+  microphone(identity: string, sampleRate: number): Promise<UserAudio | null> {
+    void sampleRate; // frames are produced at the rate the test chose
+    const user = this.user;
+    if (user?.identity === identity && user.frames !== null)
+      return Promise.resolve(this.audioOf(user.trackSid, user.frames));
+    return new Promise((resolve) => (this.micWaiter = resolve));
   }
 
   async publishAudio(sampleRate: number): Promise<AgentAudioOut> {
@@ -133,6 +157,7 @@ export class FakeRoom implements AgentRoom {
     options: { topic: string; attributes: Record<string, string>; senderIdentity?: string },
   ): Promise<void> {
     this.texts.push({
+      at: performance.now(),
       text,
       topic: options.topic,
       attributes: options.attributes,
@@ -160,14 +185,16 @@ export class FakeRoom implements AgentRoom {
 
   async disconnect(): Promise<void> {
     this.disconnected = true;
-    this.user?.frames.end();
+    this.user?.frames?.end();
     this.userWaiter?.(null);
     this.userWaiter = null;
+    this.micWaiter?.(null);
+    this.micWaiter = null;
     await this.out.close();
   }
 
-  private audioOf(user: { identity: string; trackSid: string; frames: FrameQueue }): UserAudio {
-    return { identity: user.identity, trackSid: user.trackSid, frames: user.frames, close: () => user.frames.end() };
+  private audioOf(trackSid: string, frames: FrameQueue): UserAudio {
+    return { trackSid, frames, close: () => frames.end() };
   }
 }
 

@@ -7,16 +7,19 @@ import { agentSessionsQuery, sessionPageSchema } from '../sessions/sessions.sche
 import { agentIdParams, listAgentsQuery } from './agents.schema.js';
 import type { RagService } from '../../../rag/rag-service.js';
 import { assertToolUrls } from '../../../tools/tool-settings.js';
+import type { TurnRecorder } from '../../../turns/turn-recorder.js';
 
 const tag = 'Agents';
 
 /**
- * `rag` hears of preset changes, which may change the agent's embedding model; `tools.allowHttp`
+ * `rag` hears of preset changes, which may change the agent's embedding model; `recorder` ends a
+ * deleted agent's sessions (with their `session_end` events); `tools.allowHttp`
  * (PARLEY_ALLOW_HTTP_TOOLS) decides which tool URLs are accepted.
  */
 export function agentRoutes(
   store: Store,
   rag: Pick<RagService, 'embeddingsChanged'>,
+  recorder: Pick<TurnRecorder, 'ended'>,
   tools: { allowHttp: boolean } = { allowHttp: false },
 ): RouteDef[] {
   return [
@@ -81,13 +84,13 @@ export function agentRoutes(
       path: '/agents/:id',
       operationId: 'deleteAgent',
       summary:
-        'Delete an agent: its token stops working at once, its documents are deleted, its active sessions end (agent_deleted); sessions, conversations and errors stay as history',
+        'Delete an agent: its token stops working at once, its documents are deleted, its active sessions end (agent_deleted, with session_end events); sessions, conversations and errors stay as history',
       tag,
       params: agentIdParams,
       errors: [404, 409],
       responses: { 204: { description: 'Deleted' } },
       handler: async (_ctx, { params }) => {
-        await deleteAgent(store, params.id);
+        await deleteAgent({ store, recorder }, params.id);
         return { status: 204 };
       },
     }),

@@ -7,7 +7,7 @@ import { projectRoot } from '../../../boot/project-root.js';
 export const clientBuildDir = join(projectRoot, 'dist', 'client');
 
 /** The files Parley serves under /sdk/v1/, by the name they are served as. */
-export const clientFiles = {
+const clientFiles = {
   'client.js': 'parley-client.js',
   'audio-worklet.js': 'audio-worklet.js',
 } as const;

@@ -18,7 +18,7 @@ export const readinessSchema = z
 
 export const livenessSchema = z.object({ status: z.literal('alive') }).meta({ id: 'Liveness' });
 
-export const providerCheckSchema = z
+const providerCheckSchema = z
   .object({
     capability: z.enum(capabilities),
     provider: z.string(),

@@ -3,7 +3,7 @@ import { instanceStatusSchema } from '../../../realtime/livekit/heartbeat.js';
 import { sessionStatuses } from '../../../records/session.js';
 import { idParam } from '../common.schema.js';
 
-export const livekitRoomSchema = z
+const livekitRoomSchema = z
   .object({
     name: z.string(),
     sid: z.string(),

@@ -4,7 +4,7 @@ import { AppError } from '../../../errors.js';
 import { projectRoot } from '../../../boot/project-root.js';
 import { loadPanelFiles, type PanelFile, type PanelFiles } from './panel-files.js';
 
-export const panelPath = '/home';
+const panelPath = '/home';
 const assetPrefix = `${panelPath}/assets/`;
 export const defaultPanelDir = join(projectRoot, 'dist', 'panel');
 
