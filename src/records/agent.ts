@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isId } from '../ids.js';
 import { httpUrlSchema, metadataSchema, timestampSchema } from './common.js';
+import { defaultTurnTakingSettings, turnTakingRecordShape, turnTakingSettingsShape } from './turn-taking.js';
 
 export const agentModes = ['enhanced', 'passthrough'] as const;
 
@@ -24,6 +25,7 @@ export const defaultAgentSettings = {
   max_utterance_ms: 30_000,
   idle_timeout_ms: 120_000,
   max_duration_ms: 1_800_000,
+  ...defaultTurnTakingSettings,
   metadata: {} as Record<string, string | number | boolean | null>,
 };
 
@@ -109,6 +111,7 @@ export const agentSettingsShape = {
     .min(10_000)
     .max(14_400_000)
     .meta({ description: 'Longest voice session; it then ends (max_duration).' }),
+  ...turnTakingSettingsShape,
   metadata: metadataSchema,
 };
 
@@ -146,6 +149,7 @@ export const agentSchema = z
     max_utterance_ms: z.number().int(),
     idle_timeout_ms: z.number().int(),
     max_duration_ms: z.number().int(),
+    ...turnTakingRecordShape,
     metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
     agent_token: z.string().meta({ description: 'Secret the SDK sends as `agent_token`; regenerate to revoke.' }),
     created_at: timestampSchema,

@@ -77,7 +77,7 @@ export class AgentRepository {
   async getStored(id: string): Promise<StoredAgent> {
     const raw = await this.redis.get(this.keys.agent(id));
     if (raw === null) throw new NotFoundError('agent', id);
-    return JSON.parse(raw) as StoredAgent;
+    return withDefaults(raw);
   }
 
   /** The agent a token belongs to, or null: for SDK authentication. */
@@ -102,7 +102,7 @@ export class AgentRepository {
   /** The agent record if `token` is its current token, else null (and the cache forgets it). */
   async verifyToken(id: string, token: string): Promise<StoredAgent | null> {
     const raw = await this.redis.get(this.keys.agent(id));
-    const agent = raw === null ? null : (JSON.parse(raw) as StoredAgent);
+    const agent = raw === null ? null : withDefaults(raw);
     if (agent !== null && agent.agent_token === token) return agent;
     this.tokenIds.delete(hashToken(token));
     return null;
@@ -237,4 +237,9 @@ export class AgentRepository {
         throw new Error(`save_agent replied ${String(result)}`);
     }
   }
+}
+
+/** A stored record, with settings added since it was written taken from the defaults. */
+function withDefaults(raw: string): StoredAgent {
+  return { ...defaultAgentSettings, ...(JSON.parse(raw) as StoredAgent) };
 }
