@@ -92,7 +92,11 @@ function gatedStages(graph: TurnGraph, confirmedAt$: Observable<number>): ReplyS
   if (graph.agent.mode !== 'passthrough') return graph.stages;
   return {
     ...graph.stages,
-    answer: (transcript) => concat(confirmedAt$.pipe(ignoreElements()), graph.stages.answer(transcript)),
+    answer: (transcript) =>
+      concat(
+        confirmedAt$.pipe(ignoreElements()),
+        defer(() => graph.stages.answer(transcript)),
+      ),
   };
 }
 
