@@ -121,7 +121,7 @@ async function converse(
 
 const text = (t: string): SessionEvent => ({ type: 'TEXT', text: t, receivedAt: 0 });
 const speech = (): SessionEvent => ({ type: 'SPEECH_START' });
-const speechEnd = (): SessionEvent => ({
+const speechEnd = (): Extract<SessionEvent, { type: 'SPEECH_END' }> => ({
   type: 'SPEECH_END',
   audio: new Int16Array(160),
   startMs: 0,
