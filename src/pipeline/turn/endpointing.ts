@@ -91,9 +91,13 @@ export function transcriptEnding(transcript: string): TranscriptEnding {
   const words = wordsOf(text);
   const last = words.at(-1);
   if (last === undefined) return 'other';
-  if (/\d/.test(last) || numberWords.has(last) || last.includes('@') || spelling(words)) return 'number';
+  const terminal = /[.?!]["')\]]*$/.test(text) && !/(\.\.\.|…)$/.test(text);
+  const previous = words.at(-2) ?? '';
+  // "for two." is a finished sentence; "five five five." is a number being read out
+  const numberWord = numberWords.has(last) && (!terminal || numberWords.has(previous) || /\d/.test(previous));
+  if (/\d/.test(last) || numberWord || last.includes('@') || spelling(words)) return 'number';
   if (/(\.\.\.|…|[,;:\-–—])$/.test(text) || continuations.has(last)) return 'continuation';
-  if (/[.?!]["')\]]*$/.test(text)) return 'punctuation';
+  if (terminal) return 'punctuation';
   return 'other';
 }
 
