@@ -255,7 +255,8 @@ export const sessionMachine = setup({
                 TRANSCRIBED: { target: '.waiting', actions: 'heard' },
                 // Nothing intelligible (or no transcript at all): not a turn.
                 REPLY_DONE: { target: '#session.active.listening', actions: 'dropTurn' },
-                REPLY_FAILED: { target: '#session.active.listening', actions: 'dropTurn' },
+                // Transcription failed: reported as this turn's failure (turn_failed), then listen.
+                REPLY_FAILED: { target: '#session.active.listening', actions: 'clearTurn' },
                 SPEECH_END: {},
                 TEXT: { target: '#session.active.turn', reenter: true, actions: ['dropTurn', 'startTurn'] },
               },

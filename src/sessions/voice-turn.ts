@@ -10,7 +10,9 @@ import {
   of,
   ReplaySubject,
   shareReplay,
+  Subject,
   take,
+  takeUntil,
   tap,
   type Observable,
   type OperatorFunction,
@@ -58,6 +60,7 @@ export function turnEvents(
     ).pipe(shareReplay({ bufferSize: 1, refCount: true }));
     let report: TurnReport | null = null;
     const held: ReplyEvent[] = [];
+    const repliedEnd$ = new Subject<void>();
     const outcome = (): SessionEvent => {
       if (origin.kind === 'say') return { type: 'SPEAK_DONE' };
       const failed = report?.failed ?? held.find((e) => e.type === 'failed')?.message ?? null;
@@ -65,6 +68,14 @@ export function turnEvents(
     };
     const stages = gatedStages(graph, confirmedAt$);
     const replied = reply(replySource(origin), stages, afterConfirmation(confirmedAt$, graph.speak));
+    /** A tentative turn whose transcription failed is reported as failed all the same. */
+    const reportFailure = defer(() => {
+      if (report === null && held.some((e) => e.type === 'failed')) {
+        report = new TurnReport(graph, turn, origin);
+        for (const event of held.splice(0)) report.on(event);
+      }
+      return EMPTY;
+    });
     return concat(
       merge(
         confirmedAt$.pipe(
@@ -73,15 +84,19 @@ export function turnEvents(
             for (const event of held.splice(0)) report.on(event);
           }),
           ignoreElements(),
+          // a reply that ends unconfirmed (nothing said, or STT failed) ends the turn without it
+          takeUntil(repliedEnd$),
         ),
         replied.pipe(
           tap({
             next: (event) => (report === null ? held.push(event) : report.on(event)),
+            complete: () => repliedEnd$.next(),
             unsubscribe: () => report?.cut(),
           }),
           mergeMap((event) => toMachine(event, report, graph.now())),
         ),
       ),
+      reportFailure,
       defer(() => of(outcome())),
     );
   });

@@ -11,6 +11,7 @@ import {
 } from '../../machines/session.machine.js';
 import { createLogger } from '../../src/logger.js';
 import { playout } from '../../src/pipeline/reply/playout.js';
+import { StageFailure } from '../../src/pipeline/reply/stage-failure.js';
 import type { ReplyStages } from '../../src/pipeline/reply/reply.js';
 import type { StoredAgent } from '../../src/records/agent.js';
 import type { Message } from '../../src/records/conversation.js';
@@ -253,5 +254,50 @@ describe('smart endpointing: the reply prepared at the short silence', () => {
     expect(sent.filter(([t]) => t < 300)).toEqual([]);
     expect(types(sent)[0]).toEqual([1_500, 'transcript']); // the number wait: 1 200 ms after speech end (300)
     expect(recorded.filter(([kind]) => kind === 'user')).toEqual([['user', 'My number is 555 0123.']]);
+  });
+});
+
+describe('smart endpointing: a tentative turn that is not one', () => {
+  it('nothing intelligible: nothing sent or stored, and the turn number is used by the next turn', async () => {
+    const { sent, recorded } = await converse(
+      (cold) => cold('a 999ms b', { a: speechEnd(), b: text('hello') }),
+      (cold) => ({
+        transcribe: () => cold('50ms a|', { a: ' ' }),
+        answer: () => cold('a|', { a: 'Hi.' }),
+        synthesize: () => cold('s|', { s: new Int16Array(100) }),
+      }),
+      { smart: true },
+    );
+    expect(sent.filter(([t]) => t < 1_000)).toEqual([]);
+    expect(sent.find(([, e]) => e !== 'audio' && e.type === 'transcript')?.[1]).toEqual({
+      type: 'transcript',
+      turn: 1,
+      text: 'hello',
+    });
+    expect(recorded.map(([kind]) => kind)).toEqual(['user', 'answered', 'played']);
+  });
+});
+
+describe('smart endpointing: a transcription that fails on a tentative turn', () => {
+  it('is reported as that turn failing (turn_failed, a failed answer), and the session listens on', async () => {
+    const { sent, recorded } = await converse(
+      (cold) => cold('a 999ms b', { a: speechEnd(), b: text('hello') }),
+      (cold) => ({
+        transcribe: () => cold('50ms #', {}, new StageFailure('transcribe', 'STT is down', 'err_1')),
+        answer: () => cold('a|', { a: 'Hi.' }),
+        synthesize: () => cold('s|', { s: new Int16Array(100) }),
+      }),
+      { smart: true },
+    );
+    expect(types(sent)).toEqual([
+      [50, 'error'],
+      [1_000, 'transcript'],
+      // 'Hi.' is a sentence once the answer has ended (at 1001)
+      [1_001, 'response'],
+      [1_001, 'response'],
+      [1_001, 'audio_start'],
+      [1_101, 'audio_end'],
+    ]);
+    expect(recorded.map(([kind]) => kind)).toEqual(['answered', 'user', 'answered', 'played']);
   });
 });
