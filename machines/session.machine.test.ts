@@ -293,6 +293,17 @@ describe('session machine', () => {
       });
     }
 
+    it('an acknowledgement is forgotten once playback resumes: later speech while thinking is a new utterance', () => {
+      const { actor, log, state } = overTheAgent();
+      actor.send(utterance);
+      actor.send({ type: 'OVERHEARD', text: 'Uh-huh.' });
+      actor.send({ type: 'REPLY_DONE' });
+      actor.send({ type: 'TEXT', text: 'next', receivedAt: 0 });
+      actor.send({ type: 'SPEECH_START' });
+      expect(state()).toBe('{"active":"userSpeaking"}');
+      expect(log.reply.map((r) => r.turn)).toEqual([1, 2]);
+    });
+
     it('a stop word interrupts at once, however short', () => {
       const { actor, clock, log } = overTheAgent();
       clock.increment(100);

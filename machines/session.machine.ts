@@ -308,7 +308,10 @@ export const sessionMachine = setup({
                             target: '#session.active.interrupted',
                             actions: 'keepTranscript',
                           },
-                          { target: '#session.active.turn.speaking.playing', actions: 'resumePlayback' },
+                          {
+                            target: '#session.active.turn.speaking.playing',
+                            actions: ['resumePlayback', assign({ overheard: null })],
+                          },
                         ],
                       },
                     },
