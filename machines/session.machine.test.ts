@@ -4,12 +4,23 @@ import { createActor, fromEventObservable, SimulatedClock } from 'xstate';
 import { getShortestPaths } from 'xstate/graph';
 import {
   sessionMachine,
+  type AudioCheckInput,
   type ReplyInput,
   type SessionEmitted,
   type SessionEvent,
   type SessionMachineInput,
   type SpeakInput,
+  type TurnTaking,
 } from './session.machine.js';
+
+/** Today's endpointing: SPEECH_END ends the turn (`endpointing_mode: silence`). */
+const silenceMode: TurnTaking = {
+  smart: false,
+  waits: { punctuationMs: 300, numberMs: 1_200, maxMs: 1_500, defaultMs: 1_000 },
+  smartTurnThreshold: 0.5,
+  backchannelWords: ['okay', 'uh-huh', 'mm-hmm', 'yeah', 'right'],
+  stopWords: ['stop', 'wait'],
+};
 
 const baseInput: SessionMachineInput = {
   greeting: null,
@@ -17,6 +28,7 @@ const baseInput: SessionMachineInput = {
   interruptionMinSpeechMs: 300,
   idleTimeoutMs: 10_000,
   maxDurationMs: 60_000,
+  turnTaking: silenceMode,
 };
 
 /** Starts the machine with recording stand-ins for the actors src/ provides. */
@@ -25,6 +37,7 @@ function start(input: Partial<SessionMachineInput> = {}) {
   const log = {
     speak: [] as SpeakInput[],
     reply: [] as ReplyInput[],
+    checks: [] as string[],
     stopped: [] as string[],
     emitted: [] as SessionEmitted[],
   };
@@ -39,10 +52,19 @@ function start(input: Partial<SessionMachineInput> = {}) {
         log.reply.push(input);
         return new Observable<SessionEvent>(() => () => log.stopped.push(`reply:${input.turn}`));
       }),
+      overhear: fromEventObservable<SessionEvent, AudioCheckInput>(({ input }) => {
+        log.checks.push(`overhear:${input.audio.length}`);
+        return new Observable<SessionEvent>();
+      }),
+      endOfTurn: fromEventObservable<SessionEvent, AudioCheckInput>(({ input }) => {
+        log.checks.push(`endOfTurn:${input.audio.length}`);
+        return new Observable<SessionEvent>();
+      }),
     },
   });
   const actor = createActor(machine, { clock, input: { ...baseInput, ...input } });
-  for (const type of ['turn_started', 'interrupted', 'ended'] as const) actor.on(type, (e) => log.emitted.push(e));
+  for (const type of ['turn_started', 'playback_paused', 'playback_resumed', 'interrupted', 'ended'] as const)
+    actor.on(type, (e) => log.emitted.push(e));
   actor.start();
   const state = () => JSON.stringify(actor.getSnapshot().value);
   return { actor, clock, log, state };
@@ -51,6 +73,7 @@ function start(input: Partial<SessionMachineInput> = {}) {
 const utterance = {
   type: 'SPEECH_END' as const,
   audio: new Int16Array(160),
+  startMs: 0,
   durationMs: 10,
   speechEndedAt: 1_000,
   decidedAt: 1_550,
@@ -80,7 +103,7 @@ describe('session machine', () => {
     expect(log.reply).toHaveLength(1);
     expect(log.reply[0]!.turn).toBe(1);
     expect(log.reply[0]!.input.kind).toBe('audio');
-    actor.send({ type: 'TRANSCRIBED', text: 'book a table' });
+    actor.send({ type: 'TRANSCRIBED', text: 'book a table', at: 1_600 });
     expect(actor.getSnapshot().context.transcript).toBe('book a table');
     actor.send({ type: 'AUDIO_STARTED' });
     expect(state()).toBe('{"active":{"turn":{"speaking":"playing"}}}');
@@ -128,37 +151,6 @@ describe('session machine', () => {
     expect(state()).toBe('"ended"');
     expect(log.stopped).toContain('reply:1');
     expect(log.emitted.at(-1)).toMatchObject({ type: 'ended', reason: 'max_duration' });
-  });
-
-  it('barge-in: speech overlapping the agent for the minimum stops the reply and listens to the user', () => {
-    const { actor, clock, log, state } = start();
-    actor.send({ type: 'SPEECH_START' });
-    actor.send(utterance);
-    actor.send({ type: 'TRANSCRIBED', text: 'first question' });
-    actor.send({ type: 'AUDIO_STARTED' });
-    actor.send({ type: 'SPEECH_START' });
-    expect(state()).toBe('{"active":{"turn":{"speaking":"overlapped"}}}');
-    clock.increment(299);
-    expect(log.stopped).toEqual([]);
-    clock.increment(1);
-    expect(state()).toBe('{"active":"userSpeaking"}');
-    expect(log.stopped).toEqual(['reply:1']);
-    expect(log.emitted).toContainEqual({ type: 'interrupted', turn: 1, transcript: 'first question' });
-    actor.send(utterance);
-    expect(log.reply.map((r) => r.turn)).toEqual([1, 2]);
-  });
-
-  it('a short overlap (a cough) does not interrupt', () => {
-    const { actor, clock, log, state } = start();
-    actor.send({ type: 'SPEECH_START' });
-    actor.send(utterance);
-    actor.send({ type: 'AUDIO_STARTED' });
-    actor.send({ type: 'SPEECH_START' });
-    clock.increment(100);
-    actor.send(utterance);
-    clock.increment(1_000);
-    expect(state()).toBe('{"active":{"turn":{"speaking":"playing"}}}');
-    expect(log.stopped).toEqual([]);
   });
 
   it('speech while the agent is still thinking aborts the pending answer', () => {
@@ -244,6 +236,196 @@ describe('session machine', () => {
     expect(ended).toEqual([{ type: 'ended', reason: 'error', error: 'bug in a stage' }]);
   });
 
+  describe('barge-in: playback pauses at once, the words decide', () => {
+    /** A turn whose answer is being spoken, then the user starts talking over it. */
+    function overTheAgent(input: Partial<SessionMachineInput> = {}) {
+      const m = start(input);
+      m.actor.send({ type: 'SPEECH_START' });
+      m.actor.send(utterance);
+      m.actor.send({ type: 'TRANSCRIBED', text: 'first question', at: 1_600 });
+      m.actor.send({ type: 'AUDIO_STARTED' });
+      m.actor.send({ type: 'SPEECH_START' });
+      return m;
+    }
+    const kinds = (emitted: SessionEmitted[]) => emitted.map((e) => e.type);
+
+    it('pauses playback on the speech onset, in the same step, without stopping the reply', () => {
+      const { log, state } = overTheAgent();
+      expect(state()).toBe('{"active":{"turn":{"speaking":{"paused":"talking"}}}}');
+      expect(log.emitted.at(-1)).toEqual({ type: 'playback_paused', turn: 1 });
+      expect(log.stopped).toEqual([]);
+    });
+
+    it('interrupts after interruption_min_speech_ms once the words are not an acknowledgement; they are the next turn', () => {
+      const { actor, clock, log, state } = overTheAgent();
+      clock.increment(300);
+      expect(log.stopped).toEqual([]); // long enough, but not yet known to be words
+      actor.send(utterance);
+      expect(state()).toBe('{"active":{"turn":{"speaking":{"paused":"checking"}}}}');
+      expect(log.checks).toEqual(['overhear:160']);
+      actor.send({ type: 'OVERHEARD', text: 'Actually, make it tomorrow.' });
+      expect(log.stopped).toEqual(['reply:1']);
+      expect(kinds(log.emitted)).toEqual(['turn_started', 'playback_paused', 'interrupted', 'turn_started']);
+      expect(log.emitted[2]).toEqual({ type: 'interrupted', turn: 1, transcript: 'first question' });
+      // the words already transcribed start turn 2 (no second STT call)
+      expect(log.reply[1]).toMatchObject({
+        turn: 2,
+        confirmed: true,
+        input: { transcript: 'Actually, make it tomorrow.' },
+      });
+      expect(state()).toBe('{"active":{"turn":"thinking"}}');
+    });
+
+    for (const [what, text, ms] of [
+      ['an acknowledgement ("uh-huh")', 'Uh-huh.', 600],
+      ['"okay, yeah"', 'Okay, yeah.', 600],
+      ['a noise (nothing transcribed)', '', 600],
+      ['words shorter than the minimum', 'no', 100],
+    ] as const) {
+      it(`${what} resumes playback where it paused`, () => {
+        const { actor, clock, log, state } = overTheAgent();
+        clock.increment(ms);
+        actor.send(utterance);
+        actor.send({ type: 'OVERHEARD', text });
+        expect(state()).toBe('{"active":{"turn":{"speaking":"playing"}}}');
+        expect(log.stopped).toEqual([]);
+        expect(kinds(log.emitted)).toEqual(['turn_started', 'playback_paused', 'playback_resumed']);
+      });
+    }
+
+    it('an acknowledgement is forgotten once playback resumes: later speech while thinking is a new utterance', () => {
+      const { actor, log, state } = overTheAgent();
+      actor.send(utterance);
+      actor.send({ type: 'OVERHEARD', text: 'Uh-huh.' });
+      actor.send({ type: 'REPLY_DONE' });
+      actor.send({ type: 'TEXT', text: 'next', receivedAt: 0 });
+      actor.send({ type: 'SPEECH_START' });
+      expect(state()).toBe('{"active":"userSpeaking"}');
+      expect(log.reply.map((r) => r.turn)).toEqual([1, 2]);
+    });
+
+    it('a stop word interrupts at once, however short', () => {
+      const { actor, clock, log } = overTheAgent();
+      clock.increment(100);
+      actor.send(utterance);
+      actor.send({ type: 'OVERHEARD', text: 'Stop!' });
+      expect(log.stopped).toEqual(['reply:1']);
+      expect(kinds(log.emitted)).toContain('interrupted');
+    });
+
+    it('speech that goes on after a pause is checked whole', () => {
+      const { actor, clock, log, state } = overTheAgent();
+      actor.send({ ...utterance, startMs: 0 });
+      actor.send({ type: 'SPEECH_START' });
+      clock.increment(300);
+      expect(state()).toBe('{"active":{"turn":{"speaking":{"paused":"talking"}}}}');
+      actor.send({ ...utterance, startMs: 1_000 });
+      expect(log.checks).toEqual(['overhear:160', 'overhear:320']);
+    });
+
+    it('with interruptions off, speech over the agent neither pauses nor interrupts', () => {
+      const { log, state } = overTheAgent({ interruptionsEnabled: false });
+      expect(state()).toBe('{"active":{"turn":{"speaking":"playing"}}}');
+      expect(kinds(log.emitted)).toEqual(['turn_started']);
+    });
+  });
+
+  describe('smart endpointing: a tentative turn at the short silence', () => {
+    const smart = { turnTaking: { ...silenceMode, smart: true } };
+    const heard = (text: string, afterSpeechEndMs: number): SessionEvent => ({
+      type: 'TRANSCRIBED',
+      text,
+      at: utterance.speechEndedAt + afterSpeechEndMs,
+    });
+
+    it('starts the reply unconfirmed, and confirms it after the wait the transcript asks for', () => {
+      const { actor, clock, log, state } = start(smart);
+      actor.send({ type: 'SPEECH_START' });
+      actor.send(utterance);
+      expect(state()).toBe('{"active":{"turn":{"tentative":"hearing"}}}');
+      expect(log.reply[0]).toMatchObject({ turn: 1, confirmed: false });
+      expect(log.checks).toEqual(['endOfTurn:160']);
+      actor.send(heard('What time is it?', 150)); // 300 ms after punctuation, 150 already passed
+      clock.increment(149);
+      expect(log.emitted).toEqual([]);
+      clock.increment(1);
+      expect(state()).toBe('{"active":{"turn":"thinking"}}');
+      expect(log.emitted).toEqual([{ type: 'turn_started', turn: 1, input: log.reply[0]!.input }]);
+      expect(log.stopped).toEqual([]); // the prepared reply is the one used
+    });
+
+    for (const [text, waitMs] of [
+      ['My number is 555 0123', 1_100],
+      ['I want to book a table and', 1_400],
+      ['I want to book a table', 900],
+    ] as const) {
+      it(`"${text}" waits ${waitMs + 100} ms of silence`, () => {
+        const { actor, clock, state } = start(smart);
+        actor.send({ type: 'SPEECH_START' });
+        actor.send(utterance);
+        actor.send(heard(text, 100));
+        clock.increment(waitMs - 1);
+        expect(state()).toBe('{"active":{"turn":{"tentative":"waiting"}}}');
+        clock.increment(1);
+        expect(state()).toBe('{"active":{"turn":"thinking"}}');
+      });
+    }
+
+    it('the user going on drops the prepared reply; the next segment is joined to the utterance, same turn', () => {
+      const { actor, log, state } = start(smart);
+      actor.send({ type: 'SPEECH_START' });
+      actor.send({ ...utterance, startMs: 0 }); // 10 ms of audio: [0, 10)
+      actor.send(heard('My number is 555', 100));
+      actor.send({ type: 'SPEECH_START' });
+      expect(state()).toBe('{"active":"userSpeaking"}');
+      expect(log.stopped).toEqual(['reply:1']);
+      expect(log.emitted).toEqual([]);
+      actor.send({ ...utterance, startMs: 5 }); // [5, 15): 5 ms overlap with the first
+      expect(log.reply.map((r) => r.turn)).toEqual([1, 1]);
+      const joined = log.reply[1]!.input as { audio: Int16Array };
+      expect(joined.audio.length).toBe(160 + 80);
+    });
+
+    it('an end-of-turn model sure of the end confirms at once; an unsure one leaves the words to decide', () => {
+      const sure = start(smart);
+      sure.actor.send({ type: 'SPEECH_START' });
+      sure.actor.send(utterance);
+      sure.actor.send({ type: 'END_OF_TURN', probability: 0.5 });
+      expect(sure.state()).toBe('{"active":{"turn":"thinking"}}');
+
+      const unsure = start(smart);
+      unsure.actor.send({ type: 'SPEECH_START' });
+      unsure.actor.send(utterance);
+      unsure.actor.send({ type: 'END_OF_TURN', probability: 0.49 });
+      unsure.actor.send(heard('I want to book a table and', 100));
+      unsure.clock.increment(1_000);
+      expect(unsure.state()).toBe('{"active":{"turn":{"tentative":"waiting"}}}');
+    });
+
+    it('without a transcript, the turn is confirmed after endpointing_max_ms', () => {
+      const { actor, clock, state } = start(smart);
+      actor.send({ type: 'SPEECH_START' });
+      actor.send(utterance);
+      clock.increment(1_499);
+      expect(state()).toBe('{"active":{"turn":{"tentative":"hearing"}}}');
+      clock.increment(1);
+      expect(state()).toBe('{"active":{"turn":"thinking"}}');
+    });
+
+    it('nothing intelligible is no turn: back to listening, the turn number unused', () => {
+      const { actor, log, state } = start(smart);
+      actor.send({ type: 'SPEECH_START' });
+      actor.send(utterance);
+      actor.send({ type: 'REPLY_DONE' });
+      expect(state()).toBe('{"active":"listening"}');
+      actor.send({ type: 'TEXT', text: 'hello', receivedAt: 0 });
+      expect(log.reply.map((r) => [r.turn, r.confirmed])).toEqual([
+        [1, false],
+        [1, true],
+      ]);
+    });
+  });
+
   it('every state is reachable (xstate/graph shortest paths)', () => {
     const machine = sessionMachine.provide({
       actors: {
@@ -252,13 +434,15 @@ describe('session machine', () => {
       },
     });
     const paths = getShortestPaths(machine, {
-      input: { ...baseInput, greeting: 'hi' },
+      input: { ...baseInput, greeting: 'hi', turnTaking: { ...silenceMode, smart: true } },
       events: [
         { type: 'SPEECH_START' },
         utterance,
         { type: 'TEXT', text: 't', receivedAt: 0 },
-        { type: 'TRANSCRIBED', text: 't' },
+        { type: 'TRANSCRIBED', text: 't', at: 0 },
         { type: 'AUDIO_STARTED' },
+        { type: 'OVERHEARD', text: 'uh-huh' },
+        { type: 'END_OF_TURN', probability: 0.9 },
         { type: 'SPEAK_DONE' },
         { type: 'REPLY_DONE' },
         { type: 'REPLY_FAILED', error: 'e' },
@@ -273,7 +457,10 @@ describe('session machine', () => {
       '{"active":"userSpeaking"}',
       '{"active":{"turn":"thinking"}}',
       '{"active":{"turn":{"speaking":"playing"}}}',
-      '{"active":{"turn":{"speaking":"overlapped"}}}',
+      '{"active":{"turn":{"speaking":{"paused":"talking"}}}}',
+      '{"active":{"turn":{"speaking":{"paused":"checking"}}}}',
+      '{"active":{"turn":{"tentative":"hearing"}}}',
+      '{"active":{"turn":{"tentative":"waiting"}}}',
       '"ended"',
     ]) {
       expect(reached, expected).toContain(expected);

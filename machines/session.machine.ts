@@ -1,98 +1,45 @@
 import { EMPTY } from 'rxjs';
 import { assign, emit, fromEventObservable, fromPromise, setup, type ActorRefFrom } from 'xstate';
+import { endpointingWaitMs } from '../src/pipeline/turn/endpointing.js';
+import { isBackchannel, saysAny } from '../src/pipeline/turn/phrases.js';
+import { joinSegments } from '../src/pipeline/turn/utterance.js';
 
 /**
- * The state of one voice conversation. Pure: it imports nothing from src/. Audio never passes
- * through it; it invokes three RxJS graphs (src/pipeline, provided by src/sessions with
- * `machine.provide({ actors })`) as `fromEventObservable` actors and reacts to the events they send:
+ * The state of one voice conversation. Pure: it imports nothing from src/ but the pure turn-taking
+ * policy of src/pipeline/turn. Audio never passes through it; it invokes RxJS graphs (src/pipeline,
+ * provided by src/sessions with `machine.provide({ actors })`) as `fromEventObservable` actors and
+ * reacts to the events they send:
  * - `listen` (the whole session): the microphone graph and the client's messages; sends
  *   SPEECH_START, SPEECH_END, TEXT and HANGUP.
  * - `speak`: says a fixed text (the greeting); sends SPEAK_DONE when playback has finished.
  * - `reply`: one user turn: transcribe (for audio), answer, speak; sends TRANSCRIBED, AUDIO_STARTED
- *   and REPLY_DONE / REPLY_FAILED.
+ *   and REPLY_DONE / REPLY_FAILED. A turn begins *tentative* in smart endpointing: the reply is
+ *   started at the short silence but holds back its audio, its records and (passthrough) the
+ *   webhook until the turn is confirmed (`turn_started`); if the user goes on, it is dropped.
+ * - `endOfTurn`: the end-of-turn model's verdict on a tentative turn (END_OF_TURN), if one is loaded.
+ * - `overhear`: transcribes speech heard over the agent (OVERHEARD), to tell a barge-in from "uh-huh".
  * Leaving the state that invoked an actor unsubscribes its graph; each stage's teardown aborts its
  * HTTP call or flushes its audio. That is barge-in, and the decision to do it lives here alone.
  * An error in a graph (a bug, not a provider failure) ends the session with reason `error`.
  * Side effects on the outside world (telling the client, storing records) hang off emitted events:
- * `interrupted`, `turn_started`, `ended`.
+ * `turn_started`, `playback_paused`, `playback_resumed`, `interrupted`, `ended`.
  */
 
-export type EndReason =
-  'idle_timeout' | 'max_duration' | 'client_hangup' | 'error' | 'shutdown' | 'agent_hangup' | 'transferred';
+import type {
+  ActOutput,
+  AudioCheckInput,
+  CallAction,
+  AudioInput,
+  ReplyInput,
+  SessionContext,
+  SessionEmitted,
+  SessionEvent,
+  SessionMachineInput,
+  SpeakInput,
+  TurnInput,
+} from './session.types.js';
 
-/**
- * Call control an answer asked for (src/actions): hang up, or hand the caller over to `to`. The
- * reply actor sends ACT once the closing words have played; the `act` actor carries it out.
- */
-export type CallAction = { type: 'end_call' } | { type: 'transfer'; to: string | null };
-
-/** What a turn starts from: a finished utterance or a typed message. Times are wall-clock ms. */
-export type TurnInput =
-  | { kind: 'audio'; audio: Int16Array; durationMs: number; speechEndedAt: number; decidedAt: number }
-  | { kind: 'text'; text: string; receivedAt: number };
-
-export interface SessionMachineInput {
-  greeting: string | null;
-  interruptionsEnabled: boolean;
-  /** User speech must overlap agent speech this long before it interrupts. */
-  interruptionMinSpeechMs: number;
-  idleTimeoutMs: number;
-  maxDurationMs: number;
-}
-
-export interface SessionContext extends SessionMachineInput {
-  /** Turns started so far; the current turn's number while one runs. */
-  turn: number;
-  pending: TurnInput | null;
-  /** An utterance finished while the agent was answering with interruptions off: the next turn. */
-  queued: TurnInput | null;
-  /** Transcript of the current turn, once known. */
-  transcript: string | null;
-  endReason: EndReason | null;
-  error: string | null;
-  /** The call control being carried out (state `acting`). */
-  action: CallAction | null;
-}
-
-export type SessionEvent =
-  | { type: 'SPEECH_START' }
-  | {
-      type: 'SPEECH_END';
-      audio: Int16Array;
-      durationMs: number;
-      /** When the user stopped speaking. */
-      speechEndedAt: number;
-      /** When the VAD decided the utterance was over. */
-      decidedAt: number;
-    }
-  | { type: 'TEXT'; text: string; receivedAt: number }
-  | { type: 'TRANSCRIBED'; text: string }
-  | { type: 'AUDIO_STARTED' }
-  | { type: 'SPEAK_DONE' }
-  | { type: 'REPLY_DONE' }
-  | { type: 'REPLY_FAILED'; error: string }
-  /** The turn's answer asked for call control and its words have played. */
-  | { type: 'ACT'; action: CallAction }
-  | { type: 'HANGUP' }
-  | { type: 'SHUTDOWN' }
-  | { type: 'FAIL'; error: string };
-
-export type SessionEmitted =
-  | { type: 'turn_started'; turn: number; input: TurnInput }
-  | { type: 'interrupted'; turn: number; transcript: string | null }
-  | { type: 'ended'; reason: EndReason; error: string | null };
-
-export interface SpeakInput {
-  text: string;
-}
-
-/** What `act` resolves with: the reason the session ends with (it throws when the action failed). */
-export type ActOutput = Extract<EndReason, 'agent_hangup' | 'transferred'>;
-
-export interface ReplyInput {
-  turn: number;
-  input: TurnInput;
-}
+export type * from './session.types.js';
 
 export const sessionMachine = setup({
   types: {
@@ -108,30 +55,84 @@ export const sessionMachine = setup({
     act: fromPromise<ActOutput, CallAction>(({ input }) =>
       Promise.resolve(input.type === 'end_call' ? 'agent_hangup' : 'transferred'),
     ),
+    endOfTurn: fromEventObservable<SessionEvent, AudioCheckInput>(() => EMPTY),
+    overhear: fromEventObservable<SessionEvent, AudioCheckInput>(() => EMPTY),
   },
   delays: {
     idleTimeout: ({ context }) => context.idleTimeoutMs,
     maxDuration: ({ context }) => context.maxDurationMs,
     interruptionMinSpeech: ({ context }) => context.interruptionMinSpeechMs,
+    endpointingMax: ({ context }) => context.turnTaking.waits.maxMs,
+    endpointingWait: ({ context }) => context.waitMs,
   },
   guards: {
     hasQueued: ({ context }) => context.queued !== null,
     hasGreeting: ({ context }) => context.greeting !== null && context.greeting.trim() !== '',
     interruptible: ({ context }) => context.interruptionsEnabled,
+    confirmed: ({ context }) => context.confirmed,
+    endOfTurnLikely: ({ context, event }) =>
+      event.type === 'END_OF_TURN' && event.probability >= context.turnTaking.smartTurnThreshold,
+    saysStop: ({ context, event }) => event.type === 'OVERHEARD' && saysAny(event.text, context.turnTaking.stopWords),
+    /** Speech over the agent that lasted long enough and says more than an acknowledgement. */
+    realInterruption: ({ context, event }) =>
+      event.type === 'OVERHEARD' &&
+      context.overlapLongEnough &&
+      event.text.trim() !== '' &&
+      !isBackchannel(event.text, context.turnTaking.backchannelWords),
+    hasOverheard: ({ context }) => context.overheard !== null,
   },
   actions: {
     startTurn: assign(({ context, event }) => {
-      const pending: TurnInput | null =
-        event.type === 'SPEECH_END' || event.type === 'TEXT' ? turnInput(event) : context.pending;
-      return { turn: context.turn + 1, pending, transcript: pending?.kind === 'text' ? pending.text : null };
+      let pending: TurnInput | null = context.pending;
+      if (event.type === 'TEXT') pending = turnInput(event);
+      else if (event.type === 'SPEECH_END') pending = joined(context.held, segment(event));
+      return {
+        turn: context.turn + 1,
+        pending,
+        held: null,
+        confirmed: pending?.kind === 'text' || !context.turnTaking.smart,
+        transcript: pending?.kind === 'text' ? pending.text : null,
+      };
     }),
     startQueuedTurn: assign(({ context }) => ({
       turn: context.turn + 1,
       pending: context.queued,
+      confirmed: true,
       queued: null,
       transcript: context.queued?.kind === 'text' ? context.queued.text : null,
     })),
+    /** The interrupting speech, already transcribed, is the next turn. */
+    startOverheardTurn: assign(({ context }) => ({
+      turn: context.turn + 1,
+      pending: context.overheard,
+      confirmed: !context.turnTaking.smart,
+      transcript: null,
+      overheard: null,
+    })),
+    /** The user went on after the short silence: drop the tentative turn, keep its audio. */
+    holdUtterance: assign(({ context }) => ({
+      turn: context.turn - 1,
+      held: context.pending?.kind === 'audio' ? context.pending : null,
+      pending: null,
+      transcript: null,
+    })),
+    dropTurn: assign(({ context }) => ({ turn: context.turn - 1, pending: null, transcript: null })),
+    heard: assign(({ context, event }) => {
+      if (event.type !== 'TRANSCRIBED') return {};
+      const spoken = context.pending?.kind === 'audio' ? event.at - context.pending.speechEndedAt : 0;
+      const wait = endpointingWaitMs(event.text, context.turnTaking.waits);
+      return { transcript: event.text, waitMs: Math.max(0, wait - spoken) };
+    }),
+    confirm: assign({ confirmed: true }),
     queueUtterance: assign(({ event }) => (event.type === 'SPEECH_END' ? { queued: turnInput(event) } : {})),
+    overhear: assign(({ context, event }) =>
+      event.type === 'SPEECH_END' ? { overheard: joined(context.overheard, segment(event)) } : {},
+    ),
+    keepTranscript: assign(({ context, event }) =>
+      event.type === 'OVERHEARD' && context.overheard !== null
+        ? { overheard: { ...context.overheard, transcript: event.text } }
+        : {},
+    ),
     failed: assign(({ event }) => ({
       endReason: 'error' as const,
       error: 'error' in event ? describe(event.error) : 'unknown error',
@@ -141,6 +142,8 @@ export const sessionMachine = setup({
       turn: context.turn,
       input: context.pending!,
     })),
+    pausePlayback: emit(({ context }) => ({ type: 'playback_paused' as const, turn: context.turn })),
+    resumePlayback: emit(({ context }) => ({ type: 'playback_resumed' as const, turn: context.turn })),
     announceInterrupted: emit(({ context }) => ({
       type: 'interrupted' as const,
       turn: context.turn,
@@ -154,8 +157,13 @@ export const sessionMachine = setup({
     ...input,
     turn: 0,
     pending: null,
+    confirmed: false,
+    held: null,
+    waitMs: 0,
     queued: null,
     transcript: null,
+    overheard: null,
+    overlapLongEnough: false,
     endReason: null,
     error: null,
     action: null,
@@ -198,30 +206,30 @@ export const sessionMachine = setup({
           on: {
             SPEECH_START: 'userSpeaking',
             // Speech that began while the agent spoke (interruptions off) and outlasted it.
-            SPEECH_END: { target: 'turn', actions: ['startTurn', 'announceTurn'] },
-            TEXT: { target: 'turn', actions: ['startTurn', 'announceTurn'] },
+            SPEECH_END: { target: 'turn', actions: 'startTurn' },
+            TEXT: { target: 'turn', actions: 'startTurn' },
           },
         },
         userSpeaking: {
           on: {
-            SPEECH_END: { target: 'turn', actions: ['startTurn', 'announceTurn'] },
-            TEXT: { target: 'turn', actions: ['startTurn', 'announceTurn'] },
+            SPEECH_END: { target: 'turn', actions: 'startTurn' },
+            TEXT: { target: 'turn', actions: 'startTurn' },
           },
         },
         turn: {
           invoke: {
             src: 'reply',
-            input: ({ context }) => ({ turn: context.turn, input: context.pending! }),
+            input: ({ context }) => ({ turn: context.turn, input: context.pending!, confirmed: context.confirmed }),
             onError: { target: '#session.ended', actions: 'failed' },
           },
           on: {
             TRANSCRIBED: { actions: assign(({ event }) => ({ transcript: event.text })) },
             REPLY_DONE: [
-              { guard: 'hasQueued', target: 'turn', reenter: true, actions: ['startQueuedTurn', 'announceTurn'] },
+              { guard: 'hasQueued', target: 'turn', reenter: true, actions: 'startQueuedTurn' },
               { target: 'listening', actions: 'clearTurn' },
             ],
             REPLY_FAILED: [
-              { guard: 'hasQueued', target: 'turn', reenter: true, actions: ['startQueuedTurn', 'announceTurn'] },
+              { guard: 'hasQueued', target: 'turn', reenter: true, actions: 'startQueuedTurn' },
               { target: 'listening', actions: 'clearTurn' },
             ],
             // The answer asked to hang up or transfer, and its closing words have played.
@@ -232,12 +240,44 @@ export const sessionMachine = setup({
               guard: 'interruptible',
               target: 'turn',
               reenter: true,
-              actions: ['announceInterrupted', 'startTurn', 'announceTurn'],
+              actions: ['announceInterrupted', 'startTurn'],
             },
           },
-          initial: 'thinking',
+          initial: 'deciding',
           states: {
+            deciding: { always: [{ guard: 'confirmed', target: 'thinking' }, { target: 'tentative' }] },
+            /**
+             * Smart endpointing: the user paused for `preemptive_silence_ms`; the reply has started
+             * (transcription, and the answer in enhanced mode) but nothing is spoken or stored.
+             */
+            tentative: {
+              invoke: {
+                src: 'endOfTurn',
+                input: ({ context }) => ({
+                  audio: context.pending?.kind === 'audio' ? context.pending.audio : new Int16Array(0),
+                }),
+              },
+              on: {
+                SPEECH_START: { target: '#session.active.userSpeaking', actions: 'holdUtterance' },
+                END_OF_TURN: { guard: 'endOfTurnLikely', target: 'thinking' },
+                TRANSCRIBED: { target: '.waiting', actions: 'heard' },
+                // Nothing intelligible (or no transcript at all): not a turn.
+                REPLY_DONE: { target: '#session.active.listening', actions: 'dropTurn' },
+                // Transcription failed: reported as this turn's failure (turn_failed), then listen.
+                REPLY_FAILED: { target: '#session.active.listening', actions: 'clearTurn' },
+                SPEECH_END: {},
+                TEXT: { target: '#session.active.turn', reenter: true, actions: ['dropTurn', 'startTurn'] },
+              },
+              initial: 'hearing',
+              states: {
+                /** No transcript yet: wait for it, at most `endpointing_max_ms`. */
+                hearing: { after: { endpointingMax: '#session.active.turn.thinking' } },
+                /** The transcript says how much longer to wait. */
+                waiting: { after: { endpointingWait: '#session.active.turn.thinking' } },
+              },
+            },
             thinking: {
+              entry: ['confirm', 'announceTurn'],
               on: {
                 AUDIO_STARTED: 'speaking',
                 SPEECH_START: { guard: 'interruptible', target: '#session.active.interrupted' },
@@ -247,12 +287,43 @@ export const sessionMachine = setup({
               initial: 'playing',
               states: {
                 playing: {
-                  on: { SPEECH_START: { guard: 'interruptible', target: 'overlapped' } },
+                  on: { SPEECH_START: { guard: 'interruptible', target: 'paused' } },
                 },
-                /** The user talks over the agent; it counts as barge-in once it lasts long enough. */
-                overlapped: {
-                  after: { interruptionMinSpeech: '#session.active.interrupted' },
-                  on: { SPEECH_END: 'playing' },
+                /**
+                 * The user talks over the agent: playback pauses at once. It is a barge-in if the
+                 * speech says a stop word, or lasts `interruption_min_speech_ms` and is not an
+                 * acknowledgement; otherwise playback resumes where it paused.
+                 */
+                paused: {
+                  entry: ['pausePlayback', assign({ overheard: null, overlapLongEnough: false })],
+                  initial: 'talking',
+                  states: {
+                    talking: {
+                      after: { interruptionMinSpeech: { actions: assign({ overlapLongEnough: true }) } },
+                      on: { SPEECH_END: { target: 'checking', actions: 'overhear' } },
+                    },
+                    checking: {
+                      invoke: {
+                        src: 'overhear',
+                        input: ({ context }) => ({ audio: context.overheard?.audio ?? new Int16Array(0) }),
+                      },
+                      on: {
+                        SPEECH_START: 'talking',
+                        OVERHEARD: [
+                          { guard: 'saysStop', target: '#session.active.interrupted', actions: 'keepTranscript' },
+                          {
+                            guard: 'realInterruption',
+                            target: '#session.active.interrupted',
+                            actions: 'keepTranscript',
+                          },
+                          {
+                            target: '#session.active.turn.speaking.playing',
+                            actions: ['resumePlayback', assign({ overheard: null })],
+                          },
+                        ],
+                      },
+                    },
+                  },
                 },
               },
             },
@@ -273,7 +344,10 @@ export const sessionMachine = setup({
         },
         interrupted: {
           entry: 'announceInterrupted',
-          always: { target: 'userSpeaking', actions: 'clearTurn' },
+          always: [
+            { guard: 'hasOverheard', target: 'turn', actions: 'startOverheardTurn' },
+            { target: 'userSpeaking', actions: 'clearTurn' },
+          ],
         },
       },
     },
@@ -291,15 +365,19 @@ export const sessionMachine = setup({
 export type SessionActor = ActorRefFrom<typeof sessionMachine>;
 
 function turnInput(event: Extract<SessionEvent, { type: 'SPEECH_END' } | { type: 'TEXT' }>): TurnInput {
-  return event.type === 'TEXT'
-    ? { kind: 'text', text: event.text, receivedAt: event.receivedAt }
-    : {
-        kind: 'audio',
-        audio: event.audio,
-        durationMs: event.durationMs,
-        speechEndedAt: event.speechEndedAt,
-        decidedAt: event.decidedAt,
-      };
+  return event.type === 'TEXT' ? { kind: 'text', text: event.text, receivedAt: event.receivedAt } : segment(event);
+}
+
+function segment(event: Extract<SessionEvent, { type: 'SPEECH_END' }>): AudioInput {
+  const { audio, startMs, durationMs, speechEndedAt, decidedAt } = event;
+  return { kind: 'audio', audio, startMs, durationMs, speechEndedAt, decidedAt };
+}
+
+/** `next` appended to the utterance held so far (speech after a short silence). */
+function joined(held: AudioInput | null, next: AudioInput): AudioInput {
+  if (held === null) return next;
+  const { audio, startMs } = joinSegments(held, next);
+  return { ...next, audio, startMs, durationMs: audio.length / 16 };
 }
 
 function describe(error: unknown): string {

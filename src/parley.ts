@@ -239,7 +239,7 @@ export async function createServices(
     rag,
     logger,
     recorder,
-    endOfTurnModel: endOfTurnModel ?? undefined,
+    endOfTurn: endOfTurnModel ?? undefined,
   };
   const supervisor = new SessionSupervisor({
     store,

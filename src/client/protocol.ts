@@ -31,6 +31,16 @@ export interface AudioEndMessage {
   type: 'audio_end';
   turn: number;
 }
+/** The user started talking over the agent: pause playback, keeping what is buffered. */
+export interface PlaybackPausedMessage {
+  type: 'playback_paused';
+  turn: number;
+}
+/** It was not an interruption ("uh-huh", a noise): play on from where playback paused. */
+export interface PlaybackResumedMessage {
+  type: 'playback_resumed';
+  turn: number;
+}
 export interface InterruptedMessage {
   type: 'interrupted';
   turn: number;
@@ -57,6 +67,8 @@ export type KnownServerMessage =
   | ResponseMessage
   | AudioStartMessage
   | AudioEndMessage
+  | PlaybackPausedMessage
+  | PlaybackResumedMessage
   | InterruptedMessage
   | ErrorMessage
   | EndedMessage;
@@ -67,13 +79,18 @@ export const knownServerMessageTypes = [
   'response',
   'audio_start',
   'audio_end',
+  'playback_paused',
+  'playback_resumed',
   'interrupted',
   'error',
   'ended',
 ] as const satisfies readonly KnownServerMessage['type'][];
 
-/** Messages the server may send to ask the client to stop playing at once (barge-in; `pause`-style messages of later servers). */
-export const flushingMessageTypes: readonly string[] = ['interrupted', 'pause', 'paused', 'playback_pause'];
+/**
+ * Messages after which the client drops what it has buffered (barge-in). `playback_paused` is not
+ * one: the agent may resume where it paused, so the player pauses and keeps its buffer.
+ */
+export const flushingMessageTypes: readonly string[] = ['interrupted'];
 
 export type ClientMessage = { type: 'text'; text: string } | { type: 'end' };
 

@@ -10,6 +10,8 @@ import {
   type EndedMessage,
   type ErrorMessage,
   type InterruptedMessage,
+  type PlaybackPausedMessage,
+  type PlaybackResumedMessage,
   type KnownServerMessage,
   type ReadyMessage,
   type ResponseMessage,
@@ -49,6 +51,10 @@ export interface VoiceEvents {
   response: ResponseMessage;
   audio_start: AudioStartMessage;
   audio_end: AudioEndMessage;
+  /** Pause the player, keeping its buffer (the user talks over the agent). */
+  playback_paused: PlaybackPausedMessage;
+  /** Play on from where it paused (it was not an interruption). */
+  playback_resumed: PlaybackResumedMessage;
   interrupted: InterruptedMessage;
   error: ErrorMessage;
   ended: Ended;
@@ -221,6 +227,10 @@ export class VoiceConnection extends Emitter<VoiceEvents> {
       }
       case 'audio_end':
         return this.emit('audio_end', message);
+      case 'playback_paused':
+        return this.emit('playback_paused', message);
+      case 'playback_resumed':
+        return this.emit('playback_resumed', message);
       case 'interrupted':
         return this.emit('interrupted', message);
       case 'error':

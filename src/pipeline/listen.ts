@@ -19,6 +19,8 @@ export type HeardEvent =
       type: 'speech_end';
       /** The utterance at 16 kHz (prefix padding included). */
       audio: Int16Array;
+      /** Stream time (ms since the session's first sample) of `audio[0]`. */
+      startMs: number;
       durationMs: number;
       /** When the user stopped speaking: the arrival of the audio where the VAD placed the end of speech. */
       speechEndedAt: number;
@@ -72,6 +74,7 @@ export function listen(audio$: Observable<AudioFrame>, options: ListenOptions): 
             subscriber.next({
               type: 'speech_end',
               audio: event.audio,
+              startMs: Math.max(0, event.startAtMs - stream.options.prefixPaddingMs),
               durationMs: event.durationMs,
               speechEndedAt: clock.wallTimeOf(event.atMs),
               decidedAt: now(),

@@ -4,6 +4,7 @@ import { transferTargetSchema } from '../actions/call-action.js';
 import { analysisSettingsSchema, type AnalysisSettings } from '../analysis/analysis-settings.js';
 import { httpUrlSchema, metadataSchema, timestampSchema } from './common.js';
 import { toolSettingsSchema, toolsSchema, type ToolSettings } from '../tools/tool-settings.js';
+import { defaultTurnTakingSettings, turnTakingRecordShape, turnTakingSettingsShape } from './turn-taking.js';
 
 export const agentModes = ['enhanced', 'passthrough'] as const;
 
@@ -27,6 +28,7 @@ export const defaultAgentSettings = {
   max_utterance_ms: 30_000,
   idle_timeout_ms: 120_000,
   max_duration_ms: 1_800_000,
+  ...defaultTurnTakingSettings,
   metadata: {} as Record<string, string | number | boolean | null>,
   tools: [] as ToolSettings[],
   end_call_enabled: false,
@@ -117,6 +119,7 @@ export const agentSettingsShape = {
     .min(10_000)
     .max(14_400_000)
     .meta({ description: 'Longest voice session; it then ends (max_duration).' }),
+  ...turnTakingSettingsShape,
   metadata: metadataSchema,
   tools: toolsSchema,
   end_call_enabled: z.boolean().meta({
@@ -167,6 +170,7 @@ export const agentSchema = z
     max_utterance_ms: z.number().int(),
     idle_timeout_ms: z.number().int(),
     max_duration_ms: z.number().int(),
+    ...turnTakingRecordShape,
     metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
     tools: z.array(toolSettingsSchema),
     end_call_enabled: z.boolean(),

@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import type { EventOutbox } from '../events/outbox.js';
 import type { AudioBacklog } from '../pipeline/intake/audio-backlog.js';
-import type { EndOfTurnModel } from '../pipeline/turn/end-of-turn-model.js';
 import type { IntakeLimits } from '../pipeline/intake/limits.js';
 import type { PlayoutOptions } from '../pipeline/reply/playout.js';
+import type { EndOfTurnModel } from '../pipeline/turn/end-of-turn-model.js';
 import type { SileroVad } from '../pipeline/vad/silero-vad.js';
 import type { SpeechProviders } from '../providers/speech-providers.js';
 import type { RagService } from '../rag/rag-service.js';
@@ -18,8 +18,6 @@ export interface VoiceSessionDeps {
   responder: Responder;
   speech: SpeechProviders;
   vad: SileroVad;
-  /** The process's end-of-turn model (Smart Turn v3) when one is installed; endpointing consults it at the short silence. */
-  endOfTurnModel?: EndOfTurnModel | undefined;
   /** Retrieval for agents with RAG on (the same as chat's). */
   rag: Pick<RagService, 'retrieveContext'>;
   logger: Logger;
@@ -30,5 +28,7 @@ export interface VoiceSessionDeps {
   /** The process-wide backlog of audio waiting for the VAD (default: `processBacklog`). */
   backlog?: AudioBacklog | undefined;
   /** Frame size and lead of the audio sent (default: 20 ms frames, 120 ms ahead). */
-  playout?: Partial<Omit<PlayoutOptions, 'sampleRate'>> | undefined;
+  playout?: Partial<Omit<PlayoutOptions, 'sampleRate' | 'paused$'>> | undefined;
+  /** Consulted at the short silence in smart endpointing when present (e.g. Smart Turn v3). */
+  endOfTurn?: EndOfTurnModel | undefined;
 }

@@ -1,8 +1,9 @@
-import { tap, type Observable } from 'rxjs';
+import { BehaviorSubject, tap, type Observable } from 'rxjs';
 import { createActor, fromEventObservable, fromPromise } from 'xstate';
 import {
   sessionMachine,
   type ActOutput,
+  type AudioCheckInput,
   type CallAction,
   type EndReason,
   type ReplyInput,
@@ -23,6 +24,7 @@ import { sessionInput } from './session-input.js';
 import type { VoiceSessionDeps } from './voice-session-deps.js';
 import { resolveVoiceSettings, type VoiceSettings } from './voice-settings.js';
 import { voiceStages } from './voice-stages.js';
+import { endOfTurnEvents, overheardEvents } from './voice-checks.js';
 import { turnEvents, type TurnGraph } from './voice-turn.js';
 
 export type { VoiceSessionDeps } from './voice-session-deps.js';
@@ -86,6 +88,9 @@ export class VoiceSession {
     const { deps, agent, session, transport } = this;
     const timing = { ...defaultPlayoutTiming, ...deps.playout };
     const control = new CallControl();
+    /** The machine's decisions the graphs follow: the confirmed turn, and whether playback is paused. */
+    const confirmations = new BehaviorSubject(0);
+    const paused$ = new BehaviorSubject(false);
     const graph: TurnGraph = {
       control,
       transport,
@@ -95,8 +100,14 @@ export class VoiceSession {
       session,
       now,
       stages: voiceStages({ deps, agent, session, settings, outputRate: transport.outputSampleRate, control }),
-      speak: playout((frame) => transport.sendAudio(frame), { sampleRate: transport.outputSampleRate, ...timing }),
+      speak: playout((frame) => transport.sendAudio(frame), {
+        sampleRate: transport.outputSampleRate,
+        ...timing,
+        paused$,
+      }),
+      confirmations,
     };
+    const smart = agent.endpointing_mode === 'smart';
     const machine = sessionMachine.provide({
       actors: {
         listen: fromEventObservable<SessionEvent, void>(() =>
@@ -105,7 +116,8 @@ export class VoiceSession {
               vad: deps.vad,
               vadOptions: {
                 threshold: agent.vad_threshold,
-                minSilenceMs: agent.min_silence_ms,
+                // smart endpointing: the VAD cuts at the short silence, the machine decides the turn
+                minSilenceMs: smart ? agent.preemptive_silence_ms : agent.min_silence_ms,
                 prefixPaddingMs: agent.prefix_padding_ms,
                 maxUtteranceMs: agent.max_utterance_ms,
               },
@@ -121,7 +133,13 @@ export class VoiceSession {
           this.logged(turnEvents(graph, 0, { kind: 'say', text: input.text })),
         ),
         reply: fromEventObservable<SessionEvent, ReplyInput>(({ input }) =>
-          this.logged(turnEvents(graph, input.turn, input.input)),
+          this.logged(turnEvents(graph, input.turn, input.input, input.confirmed)),
+        ),
+        endOfTurn: fromEventObservable<SessionEvent, AudioCheckInput>(({ input }) =>
+          endOfTurnEvents(deps.endOfTurn, input.audio, deps.logger),
+        ),
+        overhear: fromEventObservable<SessionEvent, AudioCheckInput>(({ input }) =>
+          this.logged(overheardEvents(graph.stages, input.audio)),
         ),
         act: fromPromise<ActOutput, CallAction>(({ input }) =>
           performCallAction(input, { agent, sessionId: session.id, transport, store: deps.store, logger: deps.logger }),
@@ -135,12 +153,36 @@ export class VoiceSession {
         interruptionMinSpeechMs: agent.interruption_min_speech_ms,
         idleTimeoutMs: agent.idle_timeout_ms,
         maxDurationMs: agent.max_duration_ms,
+        turnTaking: {
+          smart,
+          waits: {
+            punctuationMs: agent.endpointing_punctuation_ms,
+            numberMs: agent.endpointing_number_ms,
+            maxMs: agent.endpointing_max_ms,
+            defaultMs: agent.endpointing_default_ms,
+          },
+          smartTurnThreshold: agent.smart_turn_threshold,
+          backchannelWords: agent.backchannel_words,
+          stopWords: agent.stop_words,
+        },
       },
     });
     this.actor = actor;
     actor.on('ended', ({ reason, error }) => {
       if (reason === 'error') void this.fail('session_failed', `voice session failed: ${error ?? 'unknown error'}`);
       else void this.finish(reason, null);
+    });
+    actor.on('turn_started', ({ turn }) => {
+      paused$.next(false);
+      confirmations.next(turn);
+    });
+    actor.on('playback_paused', ({ turn }) => {
+      paused$.next(true);
+      transport.send({ type: 'playback_paused', turn });
+    });
+    actor.on('playback_resumed', ({ turn }) => {
+      transport.send({ type: 'playback_resumed', turn });
+      paused$.next(false);
     });
     actor.on('interrupted', ({ turn }) => transport.send({ type: 'interrupted', turn }));
     // An exception inside the machine itself ends this session alone, with an error record.

@@ -1,4 +1,22 @@
-import { concat, defer, EMPTY, mergeMap, of, tap, type Observable, type OperatorFunction } from 'rxjs';
+import {
+  concat,
+  defer,
+  EMPTY,
+  filter,
+  ignoreElements,
+  map,
+  merge,
+  mergeMap,
+  of,
+  ReplaySubject,
+  shareReplay,
+  Subject,
+  take,
+  takeUntil,
+  tap,
+  type Observable,
+  type OperatorFunction,
+} from 'rxjs';
 import type { SessionEvent } from '../../machines/session.machine.js';
 import type { PlayoutEvent, SpeechChunk } from '../pipeline/reply/playout.js';
 import { reply, type ReplyEvent, type ReplySource, type ReplyStages } from '../pipeline/reply/reply.js';
@@ -11,6 +29,8 @@ export interface TurnGraph extends TurnScope {
   speak: OperatorFunction<SpeechChunk, PlayoutEvent>;
   /** Call control the turn's answer asks for (hang up, transfer), carried out once it has played. */
   control?: CallControl | undefined;
+  /** The highest turn the machine has confirmed (`turn_started`), replayed to each subscriber. */
+  confirmations: Observable<number>;
 }
 
 /**
@@ -19,35 +39,120 @@ export interface TurnGraph extends TurnScope {
  * the graph has completed, ACT when the answer asked for call control, else REPLY_DONE or
  * REPLY_FAILED (SPEAK_DONE for the greeting). When the
  * machine stops the actor first, the graph is unsubscribed and the report records the cut.
+ *
+ * A tentative turn (`confirmed` false: smart endpointing at the short silence) runs ahead but
+ * holds back until the machine confirms it: its audio (buffered, not sent), its report (nothing
+ * sent to the client, nothing stored) and, in passthrough mode, the webhook call (SPEC §4.5: once
+ * per utterance). TRANSCRIBED goes to the machine at once: endpointing reads it. If the user goes
+ * on, the machine drops the turn and everything prepared is unsubscribed, HTTP calls aborted.
  */
-export function turnEvents(graph: TurnGraph, turn: number, origin: TurnOrigin): Observable<SessionEvent> {
+export function turnEvents(
+  graph: TurnGraph,
+  turn: number,
+  origin: TurnOrigin,
+  confirmed = true,
+): Observable<SessionEvent> {
   return defer(() => {
-    const report = new TurnReport(graph, turn, origin);
+    const confirmedAt$: Observable<number> = (
+      confirmed
+        ? of(graph.now())
+        : graph.confirmations.pipe(
+            filter((t) => t >= turn),
+            take(1),
+            map(() => graph.now()),
+          )
+    ).pipe(shareReplay({ bufferSize: 1, refCount: true }));
     if (origin.kind !== 'say') graph.control?.reset();
+    let report: TurnReport | null = null;
+    const held: ReplyEvent[] = [];
+    const repliedEnd$ = new Subject<void>();
     const outcome = (): SessionEvent => {
       if (origin.kind === 'say') return { type: 'SPEAK_DONE' };
       // The answer asked to hang up or transfer: its words have played (or failed to), so act now.
       const action = graph.control?.take() ?? null;
       if (action !== null) return { type: 'ACT', action };
-      return report.failed === null ? { type: 'REPLY_DONE' } : { type: 'REPLY_FAILED', error: report.failed };
+      const failed = report?.failed ?? held.find((e) => e.type === 'failed')?.message ?? null;
+      return failed === null ? { type: 'REPLY_DONE' } : { type: 'REPLY_FAILED', error: failed };
     };
+    const stages = gatedStages(graph, confirmedAt$);
+    const replied = reply(replySource(origin), stages, afterConfirmation(confirmedAt$, graph.speak));
+    /** A tentative turn whose transcription failed is reported as failed all the same. */
+    const reportFailure = defer(() => {
+      if (report === null && held.some((e) => e.type === 'failed')) {
+        report = new TurnReport(graph, turn, origin);
+        for (const event of held.splice(0)) report.on(event);
+      }
+      return EMPTY;
+    });
     return concat(
-      reply(replySource(origin), graph.stages, graph.speak).pipe(
-        tap({ next: (event) => report.on(event), unsubscribe: () => report.cut() }),
-        mergeMap((event) => toMachine(event, report)),
+      merge(
+        confirmedAt$.pipe(
+          tap((at) => {
+            report = new TurnReport(graph, turn, decidedAt(origin, at));
+            for (const event of held.splice(0)) report.on(event);
+          }),
+          ignoreElements(),
+          // a reply that ends unconfirmed (nothing said, or STT failed) ends the turn without it
+          takeUntil(repliedEnd$),
+        ),
+        replied.pipe(
+          tap({
+            next: (event) => (report === null ? held.push(event) : report.on(event)),
+            complete: () => repliedEnd$.next(),
+            unsubscribe: () => report?.cut(),
+          }),
+          mergeMap((event) => toMachine(event, report, graph.now())),
+        ),
       ),
+      reportFailure,
       defer(() => of(outcome())),
     );
   });
 }
 
+/** In passthrough mode the webhook answers only confirmed turns; an LLM may start ahead. */
+function gatedStages(graph: TurnGraph, confirmedAt$: Observable<number>): ReplyStages {
+  if (graph.agent.mode !== 'passthrough') return graph.stages;
+  return {
+    ...graph.stages,
+    answer: (transcript) =>
+      concat(
+        confirmedAt$.pipe(ignoreElements()),
+        defer(() => graph.stages.answer(transcript)),
+      ),
+  };
+}
+
+/** Speech is synthesized ahead but buffered, and played only once the turn is confirmed. */
+function afterConfirmation(
+  confirmedAt$: Observable<number>,
+  speak: OperatorFunction<SpeechChunk, PlayoutEvent>,
+): OperatorFunction<SpeechChunk, PlayoutEvent> {
+  return (chunks) =>
+    defer(() => {
+      const buffered = new ReplaySubject<SpeechChunk>();
+      return merge(
+        chunks.pipe(tap(buffered), ignoreElements()),
+        concat(confirmedAt$.pipe(ignoreElements()), buffered).pipe(speak),
+      );
+    });
+}
+
+/** For a tentative turn, the turn was decided when the machine confirmed it. */
+function decidedAt(origin: TurnOrigin, at: number): TurnOrigin {
+  return origin.kind === 'audio' ? { ...origin, decidedAt: Math.max(origin.decidedAt, at) } : origin;
+}
+
 function replySource(origin: TurnOrigin): ReplySource {
-  if (origin.kind === 'audio') return { kind: 'audio', audio: origin.audio };
+  if (origin.kind === 'audio')
+    return origin.transcript === undefined
+      ? { kind: 'audio', audio: origin.audio }
+      : { kind: 'text', text: origin.transcript };
   return { kind: origin.kind, text: origin.text };
 }
 
-function toMachine(event: ReplyEvent, report: TurnReport): Observable<SessionEvent> {
-  if (event.type === 'transcribed' && event.text !== '') return of({ type: 'TRANSCRIBED', text: event.text });
-  if (report.startsAudio(event)) return of({ type: 'AUDIO_STARTED' });
+function toMachine(event: ReplyEvent, report: TurnReport | null, now: number): Observable<SessionEvent> {
+  if (event.type === 'transcribed' && event.text !== '') return of({ type: 'TRANSCRIBED', text: event.text, at: now });
+  if (report?.startsAudio(event)) return of({ type: 'AUDIO_STARTED' });
   return EMPTY;
 }

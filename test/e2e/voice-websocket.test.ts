@@ -303,7 +303,9 @@ describe('voice over the WebSocket transport', () => {
   });
 
   it('webhook 500: silence for that turn, an error record, and the next turn works', async () => {
-    transcripts = ['first', 'second'];
+    // Finished sentences: smart endpointing answers them after a short wait (the clip is streamed
+    // at twice real time, so its 1.5 s pause lasts 0.75 s).
+    transcripts = ['First question.', 'Second question.'];
     audioApi.transcriptions.length = 0;
     webhookReply = (_t, index) =>
       index % 2 === 0 ? { status: 500, body: { error: 'down' } } : { body: { response: 'Back again.' } };
@@ -333,7 +335,9 @@ describe('voice over the WebSocket transport', () => {
   });
 
   it('webhook timeout: silence for that turn, then the next turn works', async () => {
-    transcripts = ['first', 'second'];
+    // Finished sentences: smart endpointing answers them after a short wait (the clip is streamed
+    // at twice real time, so its 1.5 s pause lasts 0.75 s).
+    transcripts = ['First question.', 'Second question.'];
     audioApi.transcriptions.length = 0;
     webhook.requests.length = 0;
     webhookReply = (_t, index) =>

@@ -161,6 +161,9 @@ describe('client SDK on Node against a real Parley', () => {
     const interrupted = (await events.until('interrupted')) as { turn: number };
     const flush = (await events.until('flush')) as { cause: string; turn: number };
     expect(flush).toEqual({ cause: 'interrupted', turn: interrupted.turn });
+    // Playback was paused at the user's first words, before the interruption was decided.
+    const order = events.seen.map((e) => e.name).filter((n) => n === 'playback_paused' || n === 'interrupted');
+    expect(order).toEqual(['playback_paused', 'interrupted']);
     const states = events.of('state');
     expect(states.lastIndexOf('listening')).toBeGreaterThan(states.indexOf('speaking'));
   });
@@ -217,14 +220,15 @@ describe('client SDK and a newer server', () => {
       ws.send(JSON.stringify({ type: 'audio_start', turn: 1, sample_rate: 16000 }));
       ws.send(Buffer.alloc(640));
       ws.send(JSON.stringify({ type: 'response_delta', turn: 1, text: 'Hel' }));
-      ws.send(JSON.stringify({ type: 'pause', turn: 1 }));
+      ws.send(JSON.stringify({ type: 'playback_paused', turn: 1 }));
+      ws.send(JSON.stringify({ type: 'playback_resumed', turn: 1 }));
       ws.send(JSON.stringify({ type: 'agent_state', state: 'thinking' }));
       setTimeout(() => ws.terminate(), 50);
     });
   });
   afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
-  it('types unknown messages as `unknown`, flushes on pause messages, and reports a dropped connection as ended', async () => {
+  it('types unknown messages as `unknown`, pauses and resumes without flushing, and reports a dropped connection as ended', async () => {
     const grant = { session_id: 'ses_x', connection_token: 't', connection_url: url };
     const fakeFetch = (async () => new Response(JSON.stringify(grant), { status: 201 })) as typeof fetch;
     const connection = new VoiceConnection({
@@ -240,10 +244,11 @@ describe('client SDK and a newer server', () => {
     expect(ended.code).toBe(1006);
     expect(events.of('unknown')).toEqual([
       { type: 'response_delta', turn: 1, text: 'Hel' },
-      { type: 'pause', turn: 1 },
       { type: 'agent_state', state: 'thinking' },
     ]);
-    expect(events.of('flush')).toEqual([{ cause: 'pause', turn: 1 }]);
+    expect(events.of('playback_paused')).toEqual([{ type: 'playback_paused', turn: 1 }]);
+    expect(events.of('playback_resumed')).toEqual([{ type: 'playback_resumed', turn: 1 }]);
+    expect(events.of('flush')).toEqual([]);
     expect(events.audio()).toBe(320);
     expect(events.of('state')).toEqual(['listening', 'speaking', 'thinking', 'ended']);
   });

@@ -38,6 +38,13 @@ function start(act: (action: CallAction) => Promise<ActOutput>) {
       interruptionMinSpeechMs: 300,
       idleTimeoutMs: 10_000,
       maxDurationMs: 60_000,
+      turnTaking: {
+        smart: false,
+        waits: { punctuationMs: 300, numberMs: 1_200, maxMs: 1_500, defaultMs: 1_000 },
+        smartTurnThreshold: 0.5,
+        backchannelWords: ['okay'],
+        stopWords: ['stop'],
+      },
     },
   });
   actor.on('ended', (e) => log.emitted.push(e));

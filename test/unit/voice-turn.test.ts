@@ -1,21 +1,24 @@
-import { asyncScheduler, type Observable, type Subscription } from 'rxjs';
+import { asyncScheduler, BehaviorSubject, type Observable, type Subscription } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 import { createActor, fromEventObservable } from 'xstate';
 import {
   sessionMachine,
+  type AudioCheckInput,
   type ReplyInput,
   type SessionEvent,
   type SessionMachineInput,
 } from '../../machines/session.machine.js';
 import { createLogger } from '../../src/logger.js';
 import { playout } from '../../src/pipeline/reply/playout.js';
+import { StageFailure } from '../../src/pipeline/reply/stage-failure.js';
 import type { ReplyStages } from '../../src/pipeline/reply/reply.js';
 import type { StoredAgent } from '../../src/records/agent.js';
 import type { Message } from '../../src/records/conversation.js';
 import type { Session } from '../../src/records/session.js';
 import type { ServerEvent } from '../../src/realtime/websocket/protocol.js';
 import { RecordQueue } from '../../src/sessions/record-queue.js';
+import { overheardEvents } from '../../src/sessions/voice-checks.js';
 import { turnEvents, type TurnGraph } from '../../src/sessions/voice-turn.js';
 import type { AgentTurn, PlayedTurn, TurnRecorder } from '../../src/turns/turn-recorder.js';
 
@@ -30,18 +33,28 @@ const input: SessionMachineInput = {
   interruptionMinSpeechMs: 300,
   idleTimeoutMs: 60_000,
   maxDurationMs: 600_000,
+  turnTaking: {
+    smart: false,
+    waits: { punctuationMs: 300, numberMs: 1_200, maxMs: 1_500, defaultMs: 1_000 },
+    smartTurnThreshold: 0.5,
+    backchannelWords: ['okay', 'uh-huh', 'mm-hmm', 'yeah', 'right'],
+    stopWords: ['stop', 'wait'],
+  },
 };
 const agent = { id: 'agt_1', mode: 'passthrough' } as StoredAgent;
 const session = { id: 'ses_1', conversation_id: 'cnv_1' } as Session;
 
 type Cold = TestScheduler['createColdObservable'];
+type Sent = [number, ServerEvent | 'audio'];
 
+/** Wires the machine to the graphs the way VoiceSession does, on the TestScheduler's clock. */
 async function converse(
   user: (cold: Cold) => Observable<SessionEvent>,
   stages: (cold: Cold) => ReplyStages,
-): Promise<{ sent: [number, ServerEvent | 'audio'][]; recorded: [string, unknown][] }> {
+  options: { smart?: boolean; mode?: StoredAgent['mode'] } = {},
+): Promise<{ sent: Sent[]; recorded: [string, unknown][] }> {
   const ts = new TestScheduler((a, b) => expect(a).toEqual(b));
-  const sent: [number, ServerEvent | 'audio'][] = [];
+  const sent: Sent[] = [];
   const recorded: [string, unknown][] = [];
   const recorder: TurnRecorder = {
     user: async (_s, turn) => void recorded.push(['user', turn.text]),
@@ -56,28 +69,50 @@ async function converse(
   };
   ts.run(({ cold, flush }) => {
     const c = cold as unknown as Cold;
+    const confirmations = new BehaviorSubject(0);
+    const paused$ = new BehaviorSubject(false);
+    const send = (e: ServerEvent) => sent.push([ts.now(), e]);
     const graph: TurnGraph = {
-      transport: { send: (e) => sent.push([ts.now(), e]), outputSampleRate: 1000 },
+      transport: { send, outputSampleRate: 1000 },
       recorder,
       records: new RecordQueue(createLogger('silent')),
-      agent,
+      agent: { ...agent, mode: options.mode ?? agent.mode },
       session,
       now: () => ts.now(),
       stages: stages(c),
-      speak: playout(() => sent.push([ts.now(), 'audio']), { sampleRate: 1000, frameMs: 20, leadMs: 60 }),
+      speak: playout(() => sent.push([ts.now(), 'audio']), { sampleRate: 1000, frameMs: 20, leadMs: 60, paused$ }),
+      confirmations,
     };
     const machine = sessionMachine.provide({
       actors: {
         listen: fromEventObservable<SessionEvent, void>(() => user(c)),
-        reply: fromEventObservable<SessionEvent, ReplyInput>(({ input: i }) => turnEvents(graph, i.turn, i.input)),
+        reply: fromEventObservable<SessionEvent, ReplyInput>(({ input: i }) =>
+          turnEvents(graph, i.turn, i.input, i.confirmed),
+        ),
+        overhear: fromEventObservable<SessionEvent, AudioCheckInput>(({ input: i }) =>
+          overheardEvents(graph.stages, i.audio),
+        ),
       },
     });
     const clock = {
       setTimeout: (fn: () => void, ms: number) => asyncScheduler.schedule(fn, ms),
       clearTimeout: (s: Subscription) => s.unsubscribe(),
     };
-    const actor = createActor(machine, { input, clock });
-    actor.on('interrupted', ({ turn }) => sent.push([ts.now(), { type: 'interrupted', turn }]));
+    const turnTaking = { ...input.turnTaking, smart: options.smart ?? false };
+    const actor = createActor(machine, { input: { ...input, turnTaking }, clock });
+    actor.on('turn_started', ({ turn }) => {
+      paused$.next(false);
+      confirmations.next(turn);
+    });
+    actor.on('playback_paused', ({ turn }) => {
+      paused$.next(true);
+      send({ type: 'playback_paused', turn });
+    });
+    actor.on('playback_resumed', ({ turn }) => {
+      send({ type: 'playback_resumed', turn });
+      paused$.next(false);
+    });
+    actor.on('interrupted', ({ turn }) => send({ type: 'interrupted', turn }));
     actor.start();
     flush();
     actor.stop();
@@ -88,20 +123,29 @@ async function converse(
 
 const text = (t: string): SessionEvent => ({ type: 'TEXT', text: t, receivedAt: 0 });
 const speech = (): SessionEvent => ({ type: 'SPEECH_START' });
-const types = (sent: [number, ServerEvent | 'audio'][]) =>
-  sent.filter(([, e]) => e !== 'audio').map(([t, e]) => [t, (e as ServerEvent).type]);
+const speechEnd = (): Extract<SessionEvent, { type: 'SPEECH_END' }> => ({
+  type: 'SPEECH_END',
+  audio: new Int16Array(160),
+  startMs: 0,
+  durationMs: 10,
+  speechEndedAt: 0,
+  decidedAt: 0,
+});
+const types = (sent: Sent[]) => sent.filter(([, e]) => e !== 'audio').map(([t, e]) => [t, (e as ServerEvent).type]);
+const audioBetween = (sent: Sent[], from: number, to: number) =>
+  sent.filter(([t, e]) => e === 'audio' && t > from && t < to).length;
 
-describe('barge-in: the machine decides, the graph is unsubscribed', () => {
-  it('speech over the answer for interruption_min_speech_ms stops the audio; the answer already stored gets its spoken part', async () => {
-    const { sent, recorded } = await converse(
-      (cold) => cold('a 49ms b', { a: text('hi'), b: speech() }),
-      (cold) => ({
-        transcribe: () => cold('#'),
-        answer: () => cold('10ms a|', { a: 'One. Two. Three.' }),
-        synthesize: () => cold('-s|', { s: new Int16Array(200) }),
-      }),
-    );
-    // SPEECH_START at 50 + 300 ms overlap: interrupted at 350; sentence 1 started at 211.
+describe('barge-in: playback pauses at the onset, the words decide', () => {
+  /** 'hi' answered with three sentences of 200 ms each; the user talks at 50 until 400. */
+  const threeSentences = (overheard: string) => (cold: Cold) => ({
+    transcribe: () => cold('10ms a|', { a: overheard }),
+    answer: (t: string) => (t === 'hi' ? cold('10ms a|', { a: 'One. Two. Three.' }) : cold('-')),
+    synthesize: () => cold('-s|', { s: new Int16Array(200) }),
+  });
+  const overTheAnswer = (cold: Cold) => cold('a 49ms b 349ms c', { a: text('hi'), b: speech(), c: speechEnd() });
+
+  it('real words over the answer: paused at the onset, interrupted once transcribed; they are the next turn', async () => {
+    const { sent, recorded } = await converse(overTheAnswer, threeSentences('Actually, tomorrow.'));
     expect(types(sent)).toEqual([
       [0, 'transcript'],
       [10, 'response'],
@@ -109,62 +153,152 @@ describe('barge-in: the machine decides, the graph is unsubscribed', () => {
       [11, 'response'],
       [11, 'response'],
       [11, 'audio_start'],
-      [350, 'interrupted'],
+      [50, 'playback_paused'],
+      [410, 'interrupted'],
+      [410, 'transcript'],
     ]);
-    expect(sent.filter(([t, e]) => e === 'audio' && t > 350)).toEqual([]);
-    expect(sent.find(([, e]) => e !== 'audio' && e.type === 'response' && e.final)?.[1]).toMatchObject({
-      text: 'One. Two. Three.',
-    });
+    expect(audioBetween(sent, 50, Infinity)).toBe(0);
     expect(recorded).toEqual([
       ['user', 'hi'],
       ['answered', { status: 'complete', text: 'One. Two. Three.', source: 'webhook' }],
-      ['played', { id: 'msg_1', interrupted: true, spoken: 'One. Two.' }],
+      ['played', { id: 'msg_1', interrupted: true, spoken: 'One.' }],
+      ['user', 'Actually, tomorrow.'],
     ]);
   });
 
-  it('barge-in while the LLM is still streaming stores the spoken part as an interrupted answer', async () => {
-    const { sent, recorded } = await converse(
-      (cold) => cold('a 49ms b', { a: text('hi'), b: speech() }),
-      (cold) => ({
-        transcribe: () => cold('#'),
-        answer: () => cold('10ms a 99ms b 999ms c|', { a: 'One. ', b: 'Two. ', c: 'Three.' }),
-        synthesize: () => cold('-s|', { s: new Int16Array(200) }),
-      }),
-    );
-    expect(types(sent).at(-1)).toEqual([350, 'interrupted']);
-    expect(recorded).toEqual([
-      ['user', 'hi'],
-      ['answered', { status: 'interrupted', text: 'One. Two.', source: 'webhook' }],
-      ['played', { id: 'msg_1', interrupted: true, spoken: 'One. Two.' }],
-    ]);
-  });
-
-  it('a short overlap does not interrupt: the answer plays out and is recorded complete', async () => {
-    const { sent, recorded } = await converse(
-      (cold) =>
-        cold('a 49ms b 99ms c', {
-          a: text('hi'),
-          b: speech(),
-          c: { type: 'SPEECH_END', audio: new Int16Array(0), durationMs: 0, speechEndedAt: 0, decidedAt: 0 },
-        }),
-      (cold) => ({
-        transcribe: () => cold('#'),
-        answer: () => cold('a|', { a: 'One.' }),
-        synthesize: () => cold('s|', { s: new Int16Array(100) }),
-      }),
-    );
+  it('"uh-huh" over the answer: playback resumes where it paused and the whole answer is heard', async () => {
+    const { sent, recorded } = await converse(overTheAnswer, threeSentences('Uh-huh.'));
     expect(types(sent)).toEqual([
       [0, 'transcript'],
-      // 'One.' is a sentence once the answer has ended (at 1): it might have gone on.
-      [1, 'response'],
-      [1, 'response'],
-      [1, 'audio_start'],
-      [101, 'audio_end'],
+      [10, 'response'],
+      [10, 'response'],
+      [11, 'response'],
+      [11, 'response'],
+      [11, 'audio_start'],
+      [50, 'playback_paused'],
+      [410, 'playback_resumed'],
+      // 600 ms of speech, paused for 360 ms
+      [971, 'audio_end'],
     ]);
+    expect(audioBetween(sent, 50, 410)).toBe(0);
+    expect(sent.filter(([, e]) => e === 'audio')).toHaveLength(30); // every 20 ms frame of 3 × 200 ms
     expect(recorded).toEqual([
       ['user', 'hi'],
-      ['answered', { status: 'complete', text: 'One.', source: 'webhook' }],
-      ['played', { id: 'msg_1', interrupted: false, spoken: 'One.' }],
+      ['answered', { status: 'complete', text: 'One. Two. Three.', source: 'webhook' }],
+      ['played', { id: 'msg_1', interrupted: false, spoken: 'One. Two. Three.' }],
     ]);
+  });
+
+  it('a stop word interrupts however short', async () => {
+    const { sent } = await converse(
+      (cold) => cold('a 49ms b 99ms c', { a: text('hi'), b: speech(), c: speechEnd() }),
+      threeSentences('Stop.'),
+    );
+    expect(types(sent).slice(-3)).toEqual([
+      [50, 'playback_paused'],
+      [160, 'interrupted'],
+      [160, 'transcript'],
+    ]);
+  });
+});
+
+describe('smart endpointing: the reply prepared at the short silence', () => {
+  const utterance = (speechEndedAt: number): SessionEvent => ({
+    ...speechEnd(),
+    startMs: speechEndedAt,
+    speechEndedAt,
+    decidedAt: speechEndedAt,
+  });
+
+  it('used when the turn is confirmed: enhanced answers before the wait is over, and speaks once it is', async () => {
+    const answered: number[] = [];
+    const { sent, recorded } = await converse(
+      (cold) => cold('a', { a: utterance(0) }),
+      (cold) => ({
+        transcribe: () => cold('100ms a|', { a: 'What time is it?' }),
+        answer: () => {
+          answered.push(1);
+          return cold('50ms a|', { a: 'Noon.' });
+        },
+        synthesize: () => cold('s|', { s: new Int16Array(100) }),
+      }),
+      { smart: true, mode: 'enhanced' },
+    );
+    expect(answered).toHaveLength(1);
+    // transcript at 100, answer ready at 150, confirmed at 300 (punctuation wait)
+    expect(types(sent)).toEqual([
+      [300, 'transcript'],
+      [300, 'response'],
+      [300, 'response'],
+      [300, 'audio_start'],
+      [400, 'audio_end'],
+    ]);
+    expect(sent.find(([, e]) => e === 'audio')?.[0]).toBe(300);
+    expect(recorded.map(([kind]) => kind)).toEqual(['user', 'answered', 'played']);
+  });
+
+  it('dropped when the user goes on: nothing sent, nothing stored, the webhook called once for the whole utterance', async () => {
+    const webhookCalls: string[] = [];
+    const { sent, recorded } = await converse(
+      (cold) => cold('a 199ms b 99ms c', { a: utterance(0), b: speech(), c: utterance(300) }),
+      (cold) => ({
+        transcribe: (audio) => cold('100ms a|', { a: audio.length > 160 ? 'My number is 555 0123.' : 'My number is' }),
+        answer: (t) => {
+          webhookCalls.push(t);
+          return cold('a|', { a: 'Thanks.' });
+        },
+        synthesize: () => cold('s|', { s: new Int16Array(100) }),
+      }),
+      { smart: true },
+    );
+    expect(webhookCalls).toEqual(['My number is 555 0123.']);
+    expect(sent.filter(([t]) => t < 300)).toEqual([]);
+    expect(types(sent)[0]).toEqual([1_500, 'transcript']); // the number wait: 1 200 ms after speech end (300)
+    expect(recorded.filter(([kind]) => kind === 'user')).toEqual([['user', 'My number is 555 0123.']]);
+  });
+});
+
+describe('smart endpointing: a tentative turn that is not one', () => {
+  it('nothing intelligible: nothing sent or stored, and the turn number is used by the next turn', async () => {
+    const { sent, recorded } = await converse(
+      (cold) => cold('a 999ms b', { a: speechEnd(), b: text('hello') }),
+      (cold) => ({
+        transcribe: () => cold('50ms a|', { a: ' ' }),
+        answer: () => cold('a|', { a: 'Hi.' }),
+        synthesize: () => cold('s|', { s: new Int16Array(100) }),
+      }),
+      { smart: true },
+    );
+    expect(sent.filter(([t]) => t < 1_000)).toEqual([]);
+    expect(sent.find(([, e]) => e !== 'audio' && e.type === 'transcript')?.[1]).toEqual({
+      type: 'transcript',
+      turn: 1,
+      text: 'hello',
+    });
+    expect(recorded.map(([kind]) => kind)).toEqual(['user', 'answered', 'played']);
+  });
+});
+
+describe('smart endpointing: a transcription that fails on a tentative turn', () => {
+  it('is reported as that turn failing (turn_failed, a failed answer), and the session listens on', async () => {
+    const { sent, recorded } = await converse(
+      (cold) => cold('a 999ms b', { a: speechEnd(), b: text('hello') }),
+      (cold) => ({
+        transcribe: () => cold('50ms #', {}, new StageFailure('transcribe', 'STT is down', 'err_1')),
+        answer: () => cold('a|', { a: 'Hi.' }),
+        synthesize: () => cold('s|', { s: new Int16Array(100) }),
+      }),
+      { smart: true },
+    );
+    expect(types(sent)).toEqual([
+      [50, 'error'],
+      [1_000, 'transcript'],
+      // 'Hi.' is a sentence once the answer has ended (at 1001)
+      [1_001, 'response'],
+      [1_001, 'response'],
+      [1_001, 'audio_start'],
+      [1_101, 'audio_end'],
+    ]);
+    expect(recorded.map(([kind]) => kind)).toEqual(['answered', 'user', 'answered', 'played']);
   });
 });

@@ -66,7 +66,11 @@ class CaptureProcessor extends AudioWorkletProcessor {
   }
 }
 
-type PlaybackMessage = { type: 'frame'; samples: Int16Array; sampleRate: number } | { type: 'flush' };
+type PlaybackMessage =
+  | { type: 'frame'; samples: Int16Array; sampleRate: number }
+  | { type: 'flush' }
+  | { type: 'pause' }
+  | { type: 'resume' };
 
 /** Seconds of audio the playback ring buffer holds; more is dropped (the server paces its audio). */
 const bufferSeconds = 10;
@@ -80,6 +84,8 @@ class PlaybackProcessor extends AudioWorkletProcessor {
   private played = 0;
   private dropped = 0;
   private quanta = 0;
+  /** While paused the speakers get silence and the buffer is kept. */
+  private paused = false;
 
   constructor(options?: unknown) {
     super(options);
@@ -88,7 +94,10 @@ class PlaybackProcessor extends AudioWorkletProcessor {
       if (message.type === 'flush') {
         this.readPos = 0;
         this.size = 0;
-      } else this.enqueue(message.samples, message.sampleRate);
+        this.paused = false;
+      } else if (message.type === 'pause') this.paused = true;
+      else if (message.type === 'resume') this.paused = false;
+      else this.enqueue(message.samples, message.sampleRate);
     };
   }
 
@@ -113,7 +122,7 @@ class PlaybackProcessor extends AudioWorkletProcessor {
   process(_inputs: Float32Array[][], outputs: Float32Array[][]): boolean {
     const out = outputs[0]?.[0];
     if (out !== undefined) {
-      const n = Math.min(out.length, this.size);
+      const n = this.paused ? 0 : Math.min(out.length, this.size);
       for (let k = 0; k < n; k++) out[k] = this.ring[(this.readPos + k) % this.ring.length]!;
       out.fill(0, n);
       for (let c = 1; c < (outputs[0]?.length ?? 0); c++) outputs[0]![c]!.set(out);

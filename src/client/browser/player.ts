@@ -1,4 +1,4 @@
-/** The agent's speech to the speakers through an AudioWorklet (`parley-playback`), flushable at once. */
+/** The agent's speech to the speakers through an AudioWorklet (`parley-playback`): pausable, flushable at once. */
 
 export interface PlaybackStats {
   /** Audio played so far, in seconds. */
@@ -43,11 +43,21 @@ export class AudioPlayer {
     this.node.port.postMessage({ type: 'frame', samples, sampleRate });
   }
 
-  /** Drops everything buffered, at once. */
+  /** Drops everything buffered, at once; a paused player plays again from the next frame. */
   flush(): void {
     this.stats.flushes++;
     this.stats.bufferedSeconds = 0;
     this.node.port.postMessage({ type: 'flush' });
+  }
+
+  /** Stops playing at once, keeping what is buffered (`playback_paused`). */
+  pause(): void {
+    this.node.port.postMessage({ type: 'pause' });
+  }
+
+  /** Plays on from where it paused (`playback_resumed`). */
+  resume(): void {
+    this.node.port.postMessage({ type: 'resume' });
   }
 
   /** Called about every 85 ms while audio plays, with the running totals. */

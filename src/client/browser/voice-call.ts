@@ -13,8 +13,9 @@ export interface VoiceCallOptions extends VoiceConnectionOptions {
 
 /**
  * A voice call from a web page: the microphone streams to the agent, the agent's speech plays
- * through the speakers, and playback is flushed at once on barge-in (`interrupted`). When the
- * session ends (for any reason, reported by `connection.on('ended')`) the microphone is released.
+ * through the speakers. Playback pauses when the user talks over the agent (`playback_paused`),
+ * then resumes where it stopped (`playback_resumed`) or is flushed at once on barge-in
+ * (`interrupted`). When the session ends (for any reason, reported by `connection.on('ended')`) the microphone is released.
  * Start it from a user gesture (a click), so the browser lets audio play.
  */
 export class VoiceCall {
@@ -37,6 +38,8 @@ export class VoiceCall {
       const player = AudioPlayer.create(context);
       connection.on('audio', (audio) => player.play(audio.samples, audio.sampleRate));
       connection.on('flush', () => player.flush());
+      connection.on('playback_paused', () => player.pause());
+      connection.on('playback_resumed', () => player.resume());
       options.onConnection?.(connection);
       const call = new VoiceCall(connection, player, context, null);
       connection.on('ended', () => call.release());

@@ -1,4 +1,4 @@
-import { asyncScheduler, Observable, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
+import { asyncScheduler, NEVER, Observable, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
 
 export interface PlayoutOptions {
   /** Rate of the audio in and of the frames sent (the transport's output rate). */
@@ -7,6 +7,11 @@ export interface PlayoutOptions {
   frameMs: number;
   /** How far ahead of real time audio is sent: the most a client has buffered when barge-in flushes. */
   leadMs: number;
+  /**
+   * While true, nothing is sent and the clock of what the client has played stands still (the
+   * client pauses its player too); on false, sending resumes where it stopped. Default: never paused.
+   */
+  paused$?: Observable<boolean>;
 }
 
 export const defaultPlayoutTiming = Object.freeze({ frameMs: 20, leadMs: 120 });
@@ -49,9 +54,11 @@ export function playout(
       let sentence = -1;
       let ended = false;
       let wake: Subscription | null = null;
+      let pausedAt: number | null = null;
 
       const pump = (): void => {
         wake = null;
+        if (pausedAt !== null) return;
         for (let head = queue[0]; head !== undefined; head = queue[0]) {
           const now = scheduler.now();
           const ahead = playedUntil - now;
@@ -84,6 +91,20 @@ export function playout(
         subscriber.complete();
       };
 
+      const pauses = (options.paused$ ?? NEVER).subscribe((paused) => {
+        const now = scheduler.now();
+        if (paused && pausedAt === null) {
+          pausedAt = now;
+          wake?.unsubscribe();
+          wake = null;
+        } else if (!paused && pausedAt !== null) {
+          // what the client had buffered when it paused is still to play
+          playedUntil = now + Math.max(0, playedUntil - pausedAt);
+          pausedAt = null;
+          // on the scheduler, not inline: a resume sent as the reply is being torn down sends nothing
+          wake = scheduler.schedule(pump);
+        }
+      });
       const input = chunks.subscribe({
         next: (chunk) => {
           if (chunk.samples.length === 0) return;
@@ -97,6 +118,7 @@ export function playout(
         },
       });
       return () => {
+        pauses.unsubscribe();
         input.unsubscribe();
         wake?.unsubscribe();
         queue.length = 0;

@@ -20,6 +20,11 @@ export type ServerEvent =
   | { type: 'response'; turn: number; text: string; final: boolean }
   | { type: 'audio_start'; turn: number; sample_rate: number }
   | { type: 'audio_end'; turn: number }
+  /** The user started speaking over the agent: playback is paused (the client pauses its player, keeping its buffer). */
+  | { type: 'playback_paused'; turn: number }
+  /** It was not an interruption (an acknowledgement, a noise): playback goes on where it paused. */
+  | { type: 'playback_resumed'; turn: number }
+  /** A barge-in: the rest of the turn's audio is dropped (the client flushes its buffer). */
   | { type: 'interrupted'; turn: number }
   | { type: 'error'; code: string; message: string }
   /** Call control: hand the user over to `to` (null: the client decides); `ended` (`transferred`) follows. */

@@ -1,0 +1,122 @@
+import { wordsOf } from './phrases.js';
+
+/**
+ * Endpointing that reads the words (like Vapi's `transcriptionEndpointingPlan`): once the
+ * utterance so far is transcribed, how long the user must stay silent before their turn is over
+ * depends on how the transcript ends. Pure; the session machine calls it.
+ */
+
+/** The agent's waits: silence after the end of speech, in ms. */
+export interface EndpointingWaits {
+  /** The transcript ends with terminal punctuation: a finished sentence. */
+  punctuationMs: number;
+  /** It ends with a digit or inside a number, an email address or a spelled sequence. */
+  numberMs: number;
+  /** It ends with a conjunction or a filler: the user is not done. The longest wait. */
+  maxMs: number;
+  /** Anything else. */
+  defaultMs: number;
+}
+
+export type TranscriptEnding = 'punctuation' | 'number' | 'continuation' | 'other';
+
+const continuations = new Set([
+  'and',
+  'or',
+  'but',
+  'so',
+  'because',
+  'cause',
+  'if',
+  'then',
+  'than',
+  'that',
+  'which',
+  'with',
+  'to',
+  'for',
+  'of',
+  'the',
+  'a',
+  'an',
+  'my',
+  'is',
+  'at',
+  'in',
+  'on',
+  'um',
+  'uh',
+  'er',
+  'erm',
+  'ah',
+  'hmm',
+  'like',
+  'also',
+]);
+const numberWords = new Set([
+  'zero',
+  'oh',
+  'one',
+  'two',
+  'three',
+  'four',
+  'five',
+  'six',
+  'seven',
+  'eight',
+  'nine',
+  'ten',
+  'eleven',
+  'twelve',
+  'twenty',
+  'thirty',
+  'forty',
+  'fifty',
+  'sixty',
+  'seventy',
+  'eighty',
+  'ninety',
+  'hundred',
+  'thousand',
+  'double',
+  'triple',
+  'dot',
+  'dash',
+  'plus',
+]);
+
+/** How `transcript` ends, for the wait. Numbers win over punctuation: STT ends "555 0123." with a dot. */
+export function transcriptEnding(transcript: string): TranscriptEnding {
+  const text = transcript.trim();
+  const words = wordsOf(text);
+  const last = words.at(-1);
+  if (last === undefined) return 'other';
+  const terminal = /[.?!]["')\]]*$/.test(text) && !/(\.\.\.|…)$/.test(text);
+  const previous = words.at(-2) ?? '';
+  // "for two." is a finished sentence; "five five five." is a number being read out
+  const numberWord = numberWords.has(last) && (!terminal || numberWords.has(previous) || /\d/.test(previous));
+  if (/\d/.test(last) || numberWord || last.includes('@') || spelling(words)) return 'number';
+  if (/(\.\.\.|…|[,;:\-–—])$/.test(text) || continuations.has(last)) return 'continuation';
+  if (terminal) return 'punctuation';
+  return 'other';
+}
+
+/** The silence (ms after the end of speech) that ends a turn whose transcript so far is `transcript`. */
+export function endpointingWaitMs(transcript: string, waits: EndpointingWaits): number {
+  switch (transcriptEnding(transcript)) {
+    case 'punctuation':
+      return waits.punctuationMs;
+    case 'number':
+      return waits.numberMs;
+    case 'continuation':
+      return waits.maxMs;
+    case 'other':
+      return waits.defaultMs;
+  }
+}
+
+/** The last words are single letters or digits spelled out: "J O H N", "a b c". */
+function spelling(words: readonly string[]): boolean {
+  const tail = words.slice(-2);
+  return tail.length === 2 && tail.every((w) => /^\p{L}$/u.test(w) && w !== 'a' && w !== 'i');
+}

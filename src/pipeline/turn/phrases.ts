@@ -1,0 +1,38 @@
+/**
+ * Matching the user's words against the agent's phrase lists (`backchannel_words`, `stop_words`):
+ * case, punctuation and hyphens are ignored, so "Uh-huh." matches "uh-huh" and "uh huh".
+ */
+
+/** Lower case words, hyphens and punctuation dropped: "Mm-hmm, okay." → ["mm", "hmm", "okay"]. */
+export function wordsOf(text: string): string[] {
+  return text
+    .toLowerCase()
+    .replace(/[-_]/g, ' ')
+    .replace(/[^\p{L}\p{N}'@. ]/gu, ' ')
+    .replace(/\.(?=\s|$)/g, ' ')
+    .split(/\s+/)
+    .filter((w) => w !== '');
+}
+
+/** Whether `text` is made only of acknowledgements ("uh-huh", "okay yeah"); '' is not. */
+export function isBackchannel(text: string, phrases: readonly string[]): boolean {
+  const words = wordsOf(text);
+  if (words.length === 0) return false;
+  const known = phrases.map(wordsOf).filter((p) => p.length > 0);
+  const from = (at: number): boolean =>
+    at === words.length || known.some((p) => startsWith(words, at, p) && from(at + p.length));
+  return from(0);
+}
+
+/** Whether `text` says one of `phrases` as whole words anywhere ("stop", "wait, wait"). */
+export function saysAny(text: string, phrases: readonly string[]): boolean {
+  const words = wordsOf(text);
+  return phrases
+    .map(wordsOf)
+    .filter((p) => p.length > 0)
+    .some((p) => words.some((_, at) => startsWith(words, at, p)));
+}
+
+function startsWith(words: readonly string[], at: number, phrase: readonly string[]): boolean {
+  return phrase.every((w, i) => words[at + i] === w);
+}

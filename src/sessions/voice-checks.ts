@@ -1,0 +1,40 @@
+import { catchError, EMPTY, map, of, take, throwError, type Observable } from 'rxjs';
+import type { Logger } from 'pino';
+import type { SessionEvent } from '../../machines/session.machine.js';
+import { abortable } from '../pipeline/reply/abortable.js';
+import type { ReplyStages } from '../pipeline/reply/reply.js';
+import { StageFailure } from '../pipeline/reply/stage-failure.js';
+import type { EndOfTurnModel } from '../pipeline/turn/end-of-turn-model.js';
+
+/**
+ * The end-of-turn model's verdict on a tentative turn (END_OF_TURN), or nothing without a model.
+ * A model that fails leaves endpointing to the words: the failure is logged, nothing is sent.
+ */
+export function endOfTurnEvents(
+  model: EndOfTurnModel | undefined,
+  audio: Int16Array,
+  logger: Logger,
+): Observable<SessionEvent> {
+  if (model === undefined) return EMPTY;
+  return abortable((signal) => model.endOfTurn(audio, signal)).pipe(
+    map((probability): SessionEvent => ({ type: 'END_OF_TURN', probability })),
+    catchError((err: unknown) => {
+      logger.warn({ err, model: model.label }, 'end-of-turn model failed; endpointing by the words');
+      return EMPTY;
+    }),
+  );
+}
+
+/**
+ * What the user said over the agent (OVERHEARD), to tell a barge-in from an acknowledgement. A
+ * transcription that failed (already recorded as an error) counts as nothing said: playback resumes.
+ */
+export function overheardEvents(stages: Pick<ReplyStages, 'transcribe'>, audio: Int16Array): Observable<SessionEvent> {
+  return stages.transcribe(audio).pipe(
+    take(1),
+    map((text): SessionEvent => ({ type: 'OVERHEARD', text: text.trim() })),
+    catchError((err: unknown) =>
+      err instanceof StageFailure ? of<SessionEvent>({ type: 'OVERHEARD', text: '' }) : throwError(() => err),
+    ),
+  );
+}

@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { endpointingWaitMs, transcriptEnding } from '../../src/pipeline/turn/endpointing.js';
+import { isBackchannel, saysAny } from '../../src/pipeline/turn/phrases.js';
+import { joinSegments } from '../../src/pipeline/turn/utterance.js';
+import { defaultTurnTakingSettings } from '../../src/records/turn-taking.js';
+
+describe('how a transcript ends', () => {
+  it.each([
+    ['What time do you open tomorrow?', 'punctuation'],
+    ['I would like a table for two.', 'punctuation'],
+    ['Great!', 'punctuation'],
+    ['My number is 555 0123.', 'number'],
+    ['my number is five five five', 'number'],
+    ['Five five five.', 'number'],
+    ['my number is five', 'number'],
+    ['It is john.smith@example', 'number'],
+    ['john dot smith at example dot', 'number'],
+    ['that is J O H N', 'number'],
+    ['I want to book a table and', 'continuation'],
+    ['So, um', 'continuation'],
+    ['I was thinking,', 'continuation'],
+    ['Let me see...', 'continuation'],
+    ['I want to book a table', 'other'],
+    ['', 'other'],
+  ])('%j → %s', (text, ending) => expect(transcriptEnding(text)).toBe(ending));
+
+  it('maps each ending to its wait', () => {
+    const waits = { punctuationMs: 1, numberMs: 2, maxMs: 3, defaultMs: 4 };
+    expect(['Yes.', 'call 911', 'and', 'hello'].map((t) => endpointingWaitMs(t, waits))).toEqual([1, 2, 3, 4]);
+  });
+});
+
+describe('acknowledgements and stop words', () => {
+  const backchannels = defaultTurnTakingSettings.backchannel_words;
+  it.each(['Uh-huh.', 'uh huh', 'Mm-hmm', 'Okay, yeah.', 'Right right', 'Got it.'])('%j is an acknowledgement', (t) =>
+    expect(isBackchannel(t, backchannels)).toBe(true),
+  );
+  it.each(['', 'Okay, but what about Sunday?', 'yeah no I meant Tuesday', 'Stop.'])('%j is not', (t) =>
+    expect(isBackchannel(t, backchannels)).toBe(false),
+  );
+  it('finds stop words as whole words', () => {
+    const stops = defaultTurnTakingSettings.stop_words;
+    expect(saysAny('Stop!', stops)).toBe(true);
+    expect(saysAny('Wait, wait, one more thing', stops)).toBe(true);
+    expect(saysAny('Hold on a second.', stops)).toBe(true);
+    expect(saysAny('a nonstop flight', stops)).toBe(false);
+    expect(saysAny('I am waiting for it', stops)).toBe(false);
+  });
+});
+
+describe('joining the segments of one utterance', () => {
+  it('appends what is new in the next segment, dropping the padding both share', () => {
+    const first = { audio: Int16Array.from({ length: 32 }, (_, i) => i), startMs: 0 }; // [0, 2) ms
+    const next = { audio: Int16Array.from({ length: 32 }, (_, i) => 16 + i), startMs: 1 }; // [1, 3) ms
+    const joined = joinSegments(first, next);
+    expect(joined.startMs).toBe(0);
+    expect(Array.from(joined.audio)).toEqual(Array.from({ length: 48 }, (_, i) => i));
+  });
+
+  it('keeps a gap as it is (the silence between is not in either segment)', () => {
+    const joined = joinSegments({ audio: new Int16Array(16), startMs: 0 }, { audio: new Int16Array(16), startMs: 10 });
+    expect(joined.audio.length).toBe(32);
+  });
+});
