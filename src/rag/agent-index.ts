@@ -1,24 +1,12 @@
-import MiniSearch from 'minisearch';
 import type { Chunk, DocumentRecord, SearchHit } from '../records/document.js';
 import { defaultAnnSettings, type AnnSettings } from './ann-index.js';
+import { LexicalIndex } from './lexical-index.js';
 import { VectorIndex } from './vector-index.js';
 
 /** Reciprocal rank fusion constant (Cormack et al. 2009). */
 export const rrfK = 60;
 /** Candidates taken from each ranking before fusion. */
 const candidates = 100;
-
-const stopWords = new Set(
-  'a an and are as at be but by can could did do does for from had has have how i if in into is it its me my no not of on or our so than that the their them then there these they this to was we were what when where which who why will with would you your'.split(
-    ' ',
-  ),
-);
-
-/** Lowercased terms without common English stop words. */
-function processTerm(term: string): string | null {
-  const t = term.toLowerCase();
-  return t.length === 0 || stopWords.has(t) ? null : t;
-}
 
 interface Entry {
   key: number;
@@ -35,18 +23,14 @@ export interface SearchOptions {
 }
 
 /**
- * One agent's searchable chunks: a MiniSearch (BM25) index over their text and a `VectorIndex` of
+ * One agent's searchable chunks: a BM25 index over their text (`LexicalIndex`) and a `VectorIndex` of
  * their embeddings (exact scan, or an HNSW graph from `AnnSettings.minChunks`), fused by reciprocal rank. Scores are RRF sums scaled by 1/(2/(k+1)), so a chunk
  * ranked first by both gets 1.0 and one ranked first by only one gets about 0.5.
  */
 export class AgentIndex {
   /** The agent's RAG version this index reflects. */
   version = -1;
-  private readonly lexical = new MiniSearch<{ key: number; text: string }>({
-    idField: 'key',
-    fields: ['text'],
-    processTerm,
-  });
+  private readonly lexical = new LexicalIndex();
   private readonly entries = new Map<number, Entry>();
   private readonly documents = new Map<string, number[]>();
   private vectors: VectorIndex | undefined;
@@ -108,7 +92,7 @@ export class AgentIndex {
     });
     if (usable.length > 0) this.vectors!.append(vectorKeys, usable);
     for (const e of newEntries) this.entries.set(e.key, e);
-    this.lexical.addAll(newEntries.map((e) => ({ key: e.key, text: e.chunk.text })));
+    for (const e of newEntries) this.lexical.add(e.key, e.chunk.text);
     this.documents.set(
       document.id,
       newEntries.map((e) => e.key),
@@ -118,10 +102,8 @@ export class AgentIndex {
   removeDocument(id: string): void {
     const keys = this.documents.get(id);
     if (keys === undefined) return;
-    for (const key of keys) {
-      this.lexical.discard(key);
-      this.entries.delete(key);
-    }
+    for (const key of keys) this.entries.delete(key);
+    this.lexical.remove(keys);
     this.documents.delete(id);
     this.vectors?.remove(new Set(keys));
   }
@@ -148,9 +130,8 @@ export class AgentIndex {
       }
       return f;
     };
-    const lexical = this.lexical.search(query).slice(0, candidates);
-    lexical.forEach((r, i) => {
-      const entry = this.entries.get(r.id as number);
+    this.lexical.search(query, candidates).forEach((r, i) => {
+      const entry = this.entries.get(r.key);
       if (entry === undefined) return;
       const f = at(entry);
       f.bm25 = r.score;
