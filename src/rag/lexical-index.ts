@@ -131,8 +131,8 @@ export class LexicalIndex {
         const tf = tfs[i]!;
         const s = idf * (delta + (tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * lengths[slot]!) / avgLength)));
         if (matched[slot] === 0) touched.push(slot);
-        scores[slot] += s;
-        matched[slot]++;
+        scores[slot] = scores[slot]! + s;
+        matched[slot] = matched[slot]! + 1;
       }
     }
     // Keep the n best (score × terms matched) in a small sorted buffer; ties in slot (insertion) order.
