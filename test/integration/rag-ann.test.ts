@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startOpenAiEmbeddingsServer } from '../support/openai-embeddings-server.js';
 import { TestRedis } from '../support/redis-server.js';
 import { startParley, type TestParley } from '../support/parley.js';
 import { createAgent } from '../support/agents.js';
@@ -9,8 +10,11 @@ const annEnv = { ...ragEnv, PARLEY_RAG_ANN_MIN_CHUNKS: '0' };
 
 let redis: TestRedis;
 const open: TestParley[] = [];
-async function parley(): Promise<TestParley> {
-  const p = await startParley(redis, annEnv);
+async function parley(
+  env: Record<string, string> = {},
+  options: Parameters<typeof startParley>[2] = {},
+): Promise<TestParley> {
+  const p = await startParley(redis, { ...annEnv, ...env }, options);
   open.push(p);
   return p;
 }
@@ -88,6 +92,47 @@ describe('ANN index in the service', () => {
       const hits = await search(p, agent, 'Fresnel lens lighthouse keeper', 50);
       expect(hits.length).toBeGreaterThan(0);
       expect(hits.every((h) => h.document_id === viaB['saturn.md'])).toBe(true);
+    }
+  });
+
+  it("rebuilds the graph with the new model's vectors when the agent's embedding model changes", async () => {
+    const server = await startOpenAiEmbeddingsServer(16);
+    try {
+      const a = await parley(
+        { PARLEY_EMBEDDING_BASE_URL: server.baseUrl, PARLEY_EMBEDDING_API_KEY: 'sk-test' },
+        { providers: { modelAliases: { 'Xenova/all-MiniLM-L6-v2': 'minilm-l6-random' } } },
+      );
+      const preset = await a.request('POST', '/admin/v1/presets', {
+        body: { name: 'remote', embeddings: { provider: 'openai', model: 'text-embedding-3-small' } },
+      });
+      expect(preset.status).toBe(201);
+      const agent = (await createAgent(a, { preset_id: preset.body.id })).id;
+      const ids = await ingestCorpus(a, agent, ['clutch.txt', 'tea.md']);
+      await graphBuilt(a, agent);
+      expect(a.parley.services.rag.index.loaded(agent)!.vectorDims).toBe(16);
+
+      const patch = await a.request('PATCH', `/admin/v1/presets/${preset.body.id}`, {
+        body: { embeddings: { provider: 'local', model: 'Xenova/all-MiniLM-L6-v2' } },
+      });
+      expect(patch.status).toBe(200);
+      for (const id of Object.values(ids))
+        await expect
+          .poll(
+            async () => (await a.request('GET', `/admin/v1/agents/${agent}/documents/${id}`)).body.embedding_model,
+            {
+              timeout: 60_000,
+              interval: 100,
+            },
+          )
+          .toBe('local:Xenova/all-MiniLM-L6-v2');
+      await graphBuilt(a, agent);
+      const index = a.parley.services.rag.index.loaded(agent)!;
+      expect(index.vectorDims).toBe(384);
+      expect(index.vectorStats.rows).toBe(index.chunkCount); // every chunk has a vector of the new model
+      const [top] = await search(a, agent, 'green tea leaves oxidised');
+      expect(top).toMatchObject({ document_id: ids['tea.md'], vector_rank: expect.any(Number) });
+    } finally {
+      await server.close();
     }
   });
 });
