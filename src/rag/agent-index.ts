@@ -23,9 +23,10 @@ export interface SearchOptions {
 }
 
 /**
- * One agent's searchable chunks: a BM25 index over their text (`LexicalIndex`) and a `VectorIndex` of
- * their embeddings (exact scan, or an HNSW graph from `AnnSettings.minChunks`), fused by reciprocal rank. Scores are RRF sums scaled by 1/(2/(k+1)), so a chunk
- * ranked first by both gets 1.0 and one ranked first by only one gets about 0.5.
+ * One agent's searchable chunks: a BM25 index over their text (`LexicalIndex`) and a `VectorIndex`
+ * of their embeddings (exact scan, or an HNSW graph from `AnnSettings.minChunks`), fused by
+ * reciprocal rank. Scores are RRF sums scaled by 1/(2/(k+1)), so a chunk ranked first by both gets
+ * 1.0 and one ranked first by only one gets about 0.5.
  */
 export class AgentIndex {
   /** The agent's RAG version this index reflects. */
