@@ -17,7 +17,7 @@ export interface AnnSettings {
 export const defaultAnnSettings: AnnSettings = {
   minChunks: 20_000,
   connectivity: 16,
-  expansionAdd: 128,
+  expansionAdd: 256,
   expansionSearch: 256,
   sliceMs: 5,
 };
