@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startOpenAiEmbeddingsServer } from '../support/openai-embeddings-server.js';
 import { TestRedis } from '../support/redis-server.js';
 import { startParley, type TestParley } from '../support/parley.js';
@@ -25,8 +25,11 @@ async function close(p: TestParley): Promise<void> {
 beforeAll(async () => {
   redis = await TestRedis.start();
 });
+// Instances of a finished test would take the next test's ingestion jobs (one queue in Redis).
+afterEach(async () => {
+  for (const p of open.splice(0)) await p.close();
+});
 afterAll(async () => {
-  for (const p of open) await p.close();
   await redis?.close();
 });
 beforeEach(async () => {
