@@ -2,9 +2,12 @@
  * RAG benchmark.
  * - embedding throughput (chunks/s) of minilm-l6-random (real MiniLM-L6 compute, random weights)
  *   through the worker pool (PARLEY_EMBEDDING_WORKERS, default 2) against one worker thread, same run;
- * - hybrid search latency (BM25 + cosine + RRF, in process) at 10k and 100k chunks for one agent:
- *   synthetic chunks of 40 Zipf-distributed content words and random unit vectors; the query vector is given,
- *   so the numbers are the index alone (embedding the query is the throughput row's per-text cost);
+ * - hybrid search latency (BM25 + cosine + RRF, in process) at 10k and 100k chunks for one agent, on the
+ *   exact scan and through the ANN graph of the same index, with recall@5 of the ANN against the exact
+ *   scan (bench/lib/rag-search.ts: Zipf texts, vectors with the topic/document/section structure of
+ *   sentence embeddings); the query vector is given, so the numbers are the index alone (embedding the
+ *   query is the throughput row's per-text cost); plus the recall on uniformly random vectors (no
+ *   neighbour structure: the worst case) at BENCH_RAG_UNIFORM chunks (default 10000, 0 skips it);
  * - ingestion of a 1 MB Markdown document end to end (Redis, queue, extraction, chunking, embedding,
  *   storage), upload to `ready`.
  *
@@ -17,10 +20,10 @@ import { resolve } from 'node:path';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config.js';
 import { openParley } from '../src/parley.js';
-import { AgentIndex } from '../src/rag/agent-index.js';
+import { defaultAnnSettings } from '../src/rag/ann-index.js';
 import { LocalEmbedder } from '../src/providers/local/local-embedder.js';
 import { isMain } from './lib/is-main.js';
-import { summarize, type LatencySummary } from './lib/percentiles.js';
+import { searchRun, type SearchRun } from './lib/rag-search.js';
 import { TestRedis } from '../test/support/redis-server.js';
 import { machineInfo, markdownTable, round, writeResults } from './lib/report.js';
 
@@ -28,19 +31,8 @@ const modelsDir = resolve(process.env['MODELS_DIR'] ?? '../shared/models');
 const model = process.env['BENCH_RAG_MODEL'] ?? 'minilm-l6-random';
 const poolSize = Number(process.env['PARLEY_EMBEDDING_WORKERS'] ?? 2);
 const chunkCounts = (process.env['BENCH_RAG_CHUNKS'] ?? '10000,100000').split(',').map(Number);
+const uniformChunks = Number(process.env['BENCH_RAG_UNIFORM'] ?? 10_000);
 const corpus = new URL('../test/fixtures/rag/corpus/', import.meta.url);
-
-/** Deterministic pseudo-random numbers (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a |= 0;
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Real-looking chunk texts (~120 tokens) cut from the test corpus. */
 function sampleTexts(n: number): string[] {
@@ -85,95 +77,6 @@ async function embeddingThroughput(workers: number, texts: string[]): Promise<Th
   } finally {
     await embedder.close();
   }
-}
-
-interface SearchResult {
-  chunks: number;
-  build_s: number;
-  queries: number;
-  hybrid: LatencySummary;
-  bm25_only: LatencySummary;
-  vector_only: LatencySummary;
-}
-
-function unitVector(random: () => number, dims: number): Float32Array {
-  const v = new Float32Array(dims);
-  let n = 0;
-  for (let i = 0; i < dims; i++) {
-    v[i] = random() - 0.5;
-    n += v[i]! * v[i]!;
-  }
-  const s = 1 / Math.sqrt(n);
-  for (let i = 0; i < dims; i++) v[i]! *= s;
-  return v;
-}
-
-async function searchLatency(count: number): Promise<SearchResult> {
-  const random = rng(count);
-  // Content words follow Zipf's law (s = 1) over 20,000 words, without the 50 most frequent
-  // (stop words, which the index drops anyway).
-  const vocabulary = Array.from({ length: 20_000 }, (_, i) => `w${i.toString(36)}`);
-  const cumulative = new Float64Array(vocabulary.length);
-  let total = 0;
-  for (let i = 0; i < vocabulary.length; i++) cumulative[i] = total += 1 / (i + 51);
-  const word = () => {
-    const x = random() * total;
-    let lo = 0;
-    let hi = cumulative.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (cumulative[mid]! < x) lo = mid + 1;
-      else hi = mid;
-    }
-    return vocabulary[lo]!;
-  };
-  const index = new AgentIndex();
-  const start = performance.now();
-  const perDoc = 1000;
-  for (let d = 0; d < count / perDoc; d++) {
-    const docId = `doc_${d}`;
-    const chunks = Array.from({ length: perDoc }, (_, i) => {
-      const text = Array.from({ length: 40 }, word).join(' ');
-      return { id: `${docId}#${i}`, document_id: docId, index: i, text, start: 0, end: text.length, tokens: 40 };
-    });
-    index.addDocument(
-      { id: docId, name: docId },
-      chunks,
-      chunks.map(() => unitVector(random, 384)),
-    );
-  }
-  const build = (performance.now() - start) / 1000;
-  const queries = Array.from({ length: 300 }, () => ({
-    text: Array.from({ length: 5 }, word).join(' '),
-    vector: unitVector(random, 384),
-  }));
-  const time = (fn: (q: (typeof queries)[number]) => unknown): LatencySummary => {
-    for (const q of queries.slice(0, 30)) fn(q); // warm-up
-    const samples: number[] = [];
-    for (const q of queries) {
-      const t = performance.now();
-      fn(q);
-      samples.push(performance.now() - t);
-    }
-    const s = summarize(samples);
-    return {
-      ...s,
-      mean_ms: round(s.mean_ms, 3),
-      p50_ms: round(s.p50_ms, 3),
-      p90_ms: round(s.p90_ms, 3),
-      p99_ms: round(s.p99_ms, 3),
-      max_ms: round(s.max_ms, 3),
-    };
-  };
-  const options = { k: 5, minScore: 0 };
-  return {
-    chunks: count,
-    build_s: round(build, 1),
-    queries: queries.length,
-    hybrid: time((q) => index.search(q.text, q.vector, options)),
-    bm25_only: time((q) => index.search(q.text, null, options)),
-    vector_only: time((q) => index.search('', q.vector, options)),
-  };
 }
 
 interface IngestResult {
@@ -234,10 +137,14 @@ export async function main(): Promise<void> {
   console.log(`embedding ${texts.length} chunks with ${model}: 1 worker, then ${poolSize}…`);
   const one = await embeddingThroughput(1, texts);
   const pool = await embeddingThroughput(poolSize, texts);
-  const searches: SearchResult[] = [];
+  const searches: SearchRun[] = [];
   for (const n of chunkCounts) {
     console.log(`search at ${n} chunks…`);
-    searches.push(await searchLatency(n));
+    searches.push(searchRun(n));
+  }
+  if (uniformChunks > 0) {
+    console.log(`search at ${uniformChunks} chunks, uniformly random vectors…`);
+    searches.push(searchRun(uniformChunks, true));
   }
   console.log('ingesting a 1 MB document…');
   const ingest = await ingestion();
@@ -270,23 +177,32 @@ export async function main(): Promise<void> {
       [
         'Search (k=5, one agent)',
         'Chunks',
-        'Hybrid p50 ms',
-        'Hybrid p99 ms',
+        'Default path',
+        'Exact hybrid p50 / p99 ms',
+        'ANN hybrid p50 / p99 ms',
+        'Hybrid CPU p99 ms, exact / ANN',
         'BM25 p99 ms',
-        'Vector p99 ms',
-        'Index build s',
+        'Vector p99 ms, exact / ANN',
+        'Recall@5 vector / hybrid',
+        'Graph build s',
       ],
       searches.map((s) => [
-        'in-process index',
+        `${s.vectors} vectors`,
         s.chunks,
-        s.hybrid.p50_ms,
-        s.hybrid.p99_ms,
+        s.chunks >= defaultAnnSettings.minChunks ? 'ANN' : 'exact',
+        `${s.exact.hybrid.p50_ms} / ${s.exact.hybrid.p99_ms}`,
+        `${s.ann.hybrid.p50_ms} / ${s.ann.hybrid.p99_ms}`,
+        `${s.exact.hybrid_cpu.p99_ms} / ${s.ann.hybrid_cpu.p99_ms}`,
         s.bm25_only.p99_ms,
-        s.vector_only.p99_ms,
-        s.build_s,
+        `${s.exact.vector_only.p99_ms} / ${s.ann.vector_only.p99_ms}`,
+        `${s.recall_at_5.vector} / ${s.recall_at_5.hybrid}`,
+        s.graph_build_s,
       ]),
-      ['left', 'right', 'right', 'right', 'right', 'right', 'right'],
+      ['left', 'right', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
     ),
+    ``,
+    `Exact and ANN rows are the same index in the same run (\`exact: true\` scans every vector). The default`,
+    `path is the one an agent of that size takes (\`PARLEY_RAG_ANN_MIN_CHUNKS\`, default ${defaultAnnSettings.minChunks}).`,
     ``,
     markdownTable(
       ['Ingestion', 'Bytes', 'Chunks', 'Seconds (upload → ready)', 'Chunks/s'],

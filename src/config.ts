@@ -86,6 +86,7 @@ export const envSchema = z.object({
   PARLEY_RAG_CHUNK_OVERLAP_TOKENS: int(0, 2048).default(40),
   PARLEY_RAG_TOP_K: int(1, 50).default(5),
   PARLEY_RAG_MIN_SCORE: z.coerce.number().min(0).max(1).default(0),
+  PARLEY_RAG_ANN_MIN_CHUNKS: int(0, 1_000_000_000).default(20_000),
   PARLEY_RAG_INGEST_CONCURRENCY: int(0, 64).default(1),
   PARLEY_RAG_JOB_LOCK_MS: int(1_000, 3_600_000).default(30_000),
   OPENAI_API_KEY: optionalString,
@@ -177,6 +178,8 @@ export interface RagConfig {
   readonly chunkOverlapTokens: number;
   readonly topK: number;
   readonly minScore: number;
+  /** Chunks (with vectors) an agent needs before its vectors are searched through an ANN graph. */
+  readonly annMinChunks: number;
   /** Ingestion jobs this instance runs at once; 0: it runs none (API-only instance). */
   readonly ingestConcurrency: number;
   readonly jobLockMs: number;
@@ -268,6 +271,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       chunkOverlapTokens: Math.min(e.PARLEY_RAG_CHUNK_OVERLAP_TOKENS, Math.floor(e.PARLEY_RAG_CHUNK_TOKENS / 2)),
       topK: e.PARLEY_RAG_TOP_K,
       minScore: e.PARLEY_RAG_MIN_SCORE,
+      annMinChunks: e.PARLEY_RAG_ANN_MIN_CHUNKS,
       ingestConcurrency: e.PARLEY_RAG_INGEST_CONCURRENCY,
       jobLockMs: e.PARLEY_RAG_JOB_LOCK_MS,
     }),

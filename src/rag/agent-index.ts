@@ -1,63 +1,70 @@
-import MiniSearch from 'minisearch';
 import type { Chunk, DocumentRecord, SearchHit } from '../records/document.js';
-import { VectorMatrix } from './vector-matrix.js';
+import { defaultAnnSettings, type AnnSettings } from './ann-index.js';
+import { LexicalIndex } from './lexical-index.js';
+import { VectorIndex } from './vector-index.js';
 
 /** Reciprocal rank fusion constant (Cormack et al. 2009). */
 export const rrfK = 60;
 /** Candidates taken from each ranking before fusion. */
 const candidates = 100;
 
-const stopWords = new Set(
-  'a an and are as at be but by can could did do does for from had has have how i if in into is it its me my no not of on or our so than that the their them then there these they this to was we were what when where which who why will with would you your'.split(
-    ' ',
-  ),
-);
-
-/** Lowercased terms without common English stop words. */
-function processTerm(term: string): string | null {
-  const t = term.toLowerCase();
-  return t.length === 0 || stopWords.has(t) ? null : t;
-}
-
 interface Entry {
   key: number;
   chunk: Chunk;
   documentName: string;
-  /** Row in the vector matrix; -1 when the chunk has no usable vector. */
-  row: number;
 }
 
 export interface SearchOptions {
   k: number;
   /** Minimum fused score (0..1) a hit needs. */
   minScore: number;
+  /** Scans every vector even where the ANN graph is built (recall checks and benchmarks). */
+  exact?: boolean;
 }
 
 /**
- * One agent's searchable chunks: a MiniSearch (BM25) index over their text and a vector matrix of
- * their embeddings, fused by reciprocal rank. Scores are RRF sums scaled by 1/(2/(k+1)), so a chunk
- * ranked first by both gets 1.0 and one ranked first by only one gets about 0.5.
+ * One agent's searchable chunks: a BM25 index over their text (`LexicalIndex`) and a `VectorIndex`
+ * of their embeddings (exact scan, or an HNSW graph from `AnnSettings.minChunks`), fused by
+ * reciprocal rank. Scores are RRF sums scaled by 1/(2/(k+1)), so a chunk ranked first by both gets
+ * 1.0 and one ranked first by only one gets about 0.5.
  */
 export class AgentIndex {
   /** The agent's RAG version this index reflects. */
   version = -1;
-  private readonly lexical = new MiniSearch<{ key: number; text: string }>({
-    idField: 'key',
-    fields: ['text'],
-    processTerm,
-  });
+  private readonly lexical = new LexicalIndex();
   private readonly entries = new Map<number, Entry>();
-  private readonly byRow: Entry[] = [];
   private readonly documents = new Map<string, number[]>();
-  private matrix: VectorMatrix | undefined;
+  private vectors: VectorIndex | undefined;
   private nextKey = 1;
+
+  constructor(private readonly ann: AnnSettings = defaultAnnSettings) {}
 
   get chunkCount(): number {
     return this.entries.size;
   }
 
   get vectorDims(): number | undefined {
-    return this.matrix?.dims;
+    return this.vectors?.dims;
+  }
+
+  /** Chunks with a vector, and how many of them the ANN graph covers (0 below `minChunks`). */
+  get vectorStats(): { rows: number; annRows: number } {
+    return { rows: this.vectors?.rows ?? 0, annRows: this.vectors?.annRows ?? 0 };
+  }
+
+  /** Brings the ANN graph up to date now, blocking the thread (benchmarks). */
+  buildAnnNow(): void {
+    this.vectors?.buildNow();
+  }
+
+  /** Resolves once the ANN graph covers every vector (at once when none is wanted). */
+  settled(): Promise<void> {
+    return this.vectors?.settled() ?? Promise.resolve();
+  }
+
+  /** Stops background graph building (the index is being dropped). */
+  close(): void {
+    this.vectors?.close();
   }
 
   documentIds(): string[] {
@@ -71,51 +78,35 @@ export class AgentIndex {
   /** Adds a document's chunks; vectors of another length than the index's are left out (BM25 only). */
   addDocument(document: Pick<DocumentRecord, 'id' | 'name'>, chunks: Chunk[], vectors: (Float32Array | null)[]): void {
     if (this.documents.has(document.id)) this.removeDocument(document.id);
-    const keys: number[] = [];
-    const withVectors: Float32Array[] = [];
     const newEntries: Entry[] = [];
+    const vectorKeys: number[] = [];
+    const usable: Float32Array[] = [];
     chunks.forEach((chunk, i) => {
-      const v = vectors[i] ?? null;
-      this.matrix ??= v === null ? undefined : new VectorMatrix(v.length);
-      const usable = v !== null && this.matrix !== undefined && v.length === this.matrix.dims;
-      const entry: Entry = { key: this.nextKey++, chunk, documentName: document.name, row: usable ? -2 : -1 };
-      if (usable) withVectors.push(v);
+      const entry: Entry = { key: this.nextKey++, chunk, documentName: document.name };
       newEntries.push(entry);
-      keys.push(entry.key);
+      const v = vectors[i] ?? null;
+      if (v === null) return;
+      this.vectors ??= new VectorIndex(v.length, this.ann);
+      if (v.length !== this.vectors.dims) return;
+      vectorKeys.push(entry.key);
+      usable.push(v);
     });
-    if (this.matrix !== undefined && withVectors.length > 0) {
-      let row = this.matrix.append(withVectors);
-      for (const e of newEntries)
-        if (e.row === -2) {
-          e.row = row++;
-          this.byRow[e.row] = e;
-        }
-    }
+    if (usable.length > 0) this.vectors!.append(vectorKeys, usable);
     for (const e of newEntries) this.entries.set(e.key, e);
-    this.lexical.addAll(newEntries.map((e) => ({ key: e.key, text: e.chunk.text })));
-    this.documents.set(document.id, keys);
+    for (const e of newEntries) this.lexical.add(e.key, e.chunk.text);
+    this.documents.set(
+      document.id,
+      newEntries.map((e) => e.key),
+    );
   }
 
   removeDocument(id: string): void {
     const keys = this.documents.get(id);
     if (keys === undefined) return;
-    const gone = new Set(keys);
-    for (const key of keys) {
-      this.lexical.discard(key);
-      this.entries.delete(key);
-    }
+    for (const key of keys) this.entries.delete(key);
+    this.lexical.remove(keys);
     this.documents.delete(id);
-    if (this.matrix === undefined) return;
-    const matrix = this.matrix;
-    const rows = this.byRow.slice(0, matrix.rows);
-    const map = matrix.retain((row) => !gone.has(rows[row]!.key));
-    this.byRow.length = 0;
-    rows.forEach((e, oldRow) => {
-      const next = map[oldRow]!;
-      if (next < 0) return;
-      e.row = next;
-      this.byRow[next] = e;
-    });
+    this.vectors?.remove(new Set(keys));
   }
 
   /**
@@ -140,25 +131,23 @@ export class AgentIndex {
       }
       return f;
     };
-    const lexical = this.lexical.search(query).slice(0, candidates);
-    lexical.forEach((r, i) => {
-      const entry = this.entries.get(r.id as number);
+    this.lexical.search(query, candidates).forEach((r, i) => {
+      const entry = this.entries.get(r.key);
       if (entry === undefined) return;
       const f = at(entry);
       f.bm25 = r.score;
       f.bm25Rank = i + 1;
       f.rrf += 1 / (rrfK + i + 1);
     });
-    if (
-      queryVector !== null &&
-      this.matrix !== undefined &&
-      this.matrix.rows > 0 &&
-      queryVector.length === this.matrix.dims
-    ) {
-      const scores = this.matrix.scores(queryVector);
-      topRows(scores, candidates).forEach((row, i) => {
-        const f = at(this.byRow[row]!);
-        f.vector = scores[row]!;
+    if (queryVector !== null && this.vectors !== undefined && queryVector.length === this.vectors.dims) {
+      (options.exact === true
+        ? this.vectors.scan(queryVector, candidates)
+        : this.vectors.search(queryVector, candidates)
+      ).forEach((hit, i) => {
+        const entry = this.entries.get(hit.key);
+        if (entry === undefined) return;
+        const f = at(entry);
+        f.vector = hit.score;
         f.vectorRank = i + 1;
         f.rrf += 1 / (rrfK + i + 1);
       });
@@ -187,23 +176,4 @@ export class AgentIndex {
 
 function round(x: number): number {
   return Math.round(x * 1e6) / 1e6;
-}
-
-/** Rows of the `n` highest scores, best first (one pass, small sorted buffer). */
-export function topRows(scores: Float32Array, n: number): number[] {
-  const rows: number[] = [];
-  const vals: number[] = [];
-  for (let r = 0; r < scores.length; r++) {
-    const s = scores[r]!;
-    if (rows.length === n && s <= vals[n - 1]!) continue;
-    let i = rows.length === n ? n - 1 : rows.length;
-    while (i > 0 && vals[i - 1]! < s) {
-      vals[i] = vals[i - 1]!;
-      rows[i] = rows[i - 1]!;
-      i--;
-    }
-    vals[i] = s;
-    rows[i] = r;
-  }
-  return rows;
 }

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { DocumentRepository } from '../store/repositories/documents.js';
 import { AgentIndex } from './agent-index.js';
+import type { AnnSettings } from './ann-index.js';
 
 interface Loaded {
   index: AgentIndex;
@@ -21,6 +22,10 @@ interface Loaded {
  * An index holds the vectors of one embedding model, the agent's current one: documents embedded
  * with another model (not yet re-embedded) are searched by BM25 only, since vectors of two models
  * cannot be compared. When the agent's model changes, its index is rebuilt.
+ *
+ * Vectors are searched exactly below `ann.minChunks` per agent and through an HNSW graph from
+ * there (see `VectorIndex`); the graph lives in this process only and is built from the vectors
+ * read from Redis, so a start, another instance or a model change rebuilds it the same way.
  */
 export class RagIndex {
   private readonly indexes = new Map<string, Loaded>();
@@ -29,6 +34,7 @@ export class RagIndex {
   constructor(
     private readonly documents: DocumentRepository,
     private readonly logger: Logger,
+    private readonly ann: AnnSettings,
   ) {}
 
   /** The agent's index for queries embedded by `model` (an embedder label), brought up to date first. */
@@ -61,12 +67,23 @@ export class RagIndex {
     return this.indexes.get(agentId)?.index.chunkCount ?? 0;
   }
 
+  /** The agent's loaded index, as it is now (no sync); undefined when not loaded. */
+  loaded(agentId: string): AgentIndex | undefined {
+    return this.indexes.get(agentId)?.index;
+  }
+
+  /** Stops background graph building of every index. */
+  close(): void {
+    for (const { index } of this.indexes.values()) index.close();
+  }
+
   private async sync(agentId: string, version: number, model: string): Promise<AgentIndex> {
     const previous = this.indexes.get(agentId);
     const loaded: Loaded =
       previous !== undefined && previous.model === model
         ? previous
-        : { index: new AgentIndex(), model, documentModels: new Map() };
+        : { index: new AgentIndex(this.ann), model, documentModels: new Map() };
+    if (previous !== undefined && previous !== loaded) previous.index.close(); // the model changed
     const { index, documentModels } = loaded;
     const ready = new Map(
       (await this.documents.all(agentId)).filter((d) => d.status === 'ready').map((d) => [d.id, d.embedding_model]),
@@ -85,8 +102,10 @@ export class RagIndex {
       }
     }
     index.version = version;
-    if (index.documentIds().length === 0) this.indexes.delete(agentId);
-    else this.indexes.set(agentId, loaded);
+    if (index.documentIds().length === 0) {
+      index.close();
+      this.indexes.delete(agentId);
+    } else this.indexes.set(agentId, loaded);
     return index;
   }
 }

@@ -9,6 +9,7 @@ import type { DocumentRecord, DocumentType, SearchHit } from '../records/documen
 import type { Store } from '../store/store.js';
 import { verifyDocument } from './extract.js';
 import { Ingestion } from './ingestion.js';
+import { defaultAnnSettings } from './ann-index.js';
 import { RagIndex } from './rag-index.js';
 
 export interface RagServiceOptions {
@@ -55,7 +56,7 @@ export class RagService {
   readonly ingestion: Ingestion;
 
   constructor(private readonly o: RagServiceOptions) {
-    this.index = new RagIndex(o.store.documents, o.logger);
+    this.index = new RagIndex(o.store.documents, o.logger, { ...defaultAnnSettings, minChunks: o.config.annMinChunks });
     this.ingestion = new Ingestion({
       redisUrl: o.redisUrl,
       redisTimeoutMs: o.redisTimeoutMs,
@@ -185,6 +186,7 @@ export class RagService {
 
   /** Stops ingestion (abandoning a running job to the next instance when forced) and the workers. */
   async close(force = true): Promise<void> {
+    this.index.close();
     await this.ingestion.close(force);
     await this.o.embedders.close();
   }

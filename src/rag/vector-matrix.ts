@@ -58,15 +58,24 @@ export class VectorMatrix {
     return map;
   }
 
-  /** Cosine similarity of `query` with every row; the array is reused by the next call. */
-  scores(query: Float32Array): Float32Array {
+  /** A view of one row (valid until the matrix changes). */
+  row(row: number): Float32Array {
+    return new Float32Array(this.memory.buffer, this.rowOffset(row), this.dims);
+  }
+
+  /**
+   * Cosine similarity of `query` with every row from `fromRow` on (index i is row fromRow + i);
+   * the array is reused by the next call.
+   */
+  scores(query: Float32Array, fromRow = 0): Float32Array {
     if (query.length !== this.dims) throw new Error(`query has ${query.length} dimensions, the index ${this.dims}`);
     const f = new Float32Array(this.memory.buffer);
     f.fill(0, 0, this.stride);
     f.set(query, 0);
     const out = this.scoresOffset();
-    this.dot(this.rowOffset(0), 0, out, this.count, this.stride * 4);
-    return new Float32Array(this.memory.buffer, out, this.count);
+    const n = Math.max(0, this.count - fromRow);
+    this.dot(this.rowOffset(fromRow), 0, out, n, this.stride * 4);
+    return new Float32Array(this.memory.buffer, out, n);
   }
 
   /** Bytes of memory held. */

@@ -2,9 +2,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Chunk, DocumentType } from '../../src/records/document.js';
-import { AgentIndex, topRows } from '../../src/rag/agent-index.js';
+import { AgentIndex } from '../../src/rag/agent-index.js';
 import { chunkText } from '../../src/rag/chunker.js';
 import { extractDocumentText } from '../../src/rag/extract.js';
+import { topRows } from '../../src/rag/vector-index.js';
 import { VectorMatrix } from '../../src/rag/vector-matrix.js';
 
 const corpusDir = new URL('../fixtures/rag/corpus/', import.meta.url);
