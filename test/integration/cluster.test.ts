@@ -221,6 +221,7 @@ describe('two worker processes on the embedded Redis', () => {
       const res = await api.request('GET', '/health/metrics', { apiKey: null });
       return res.body as {
         http: { requests: number };
+        sessions: { live: number };
         voice_sessions: { by_transport: Record<string, number> };
         processes: {
           pid: number;
@@ -237,6 +238,7 @@ describe('two worker processes on the embedded Redis', () => {
     expect(json.processes.map((x) => x.pid).sort()).toEqual([...workerPids].sort());
     expect(json.processes.every((x) => (x.voice_sessions.by_transport['websocket'] ?? 0) > 0)).toBe(true);
     expect(json.voice_sessions.by_transport['websocket']).toBe(sessions.length);
+    expect(json.sessions.live).toBe(sessions.length);
     expect(json.http.requests).toBe(json.processes.reduce((n, x) => n + x.http.requests, 0));
 
     // Prometheus: each worker's series with its label, the total without it.
@@ -250,6 +252,9 @@ describe('two worker processes on the embedded Redis', () => {
     expect(w2).toBeGreaterThan(0);
     expect(gauge('transport="websocket"')).toBe(w1 + w2);
     expect(text.match(/^# TYPE parley_voice_sessions gauge$/gm)).toHaveLength(1);
+    // A gauge about all replicas is not summed over the workers (its aggregator is `max`).
+    expect(text).toMatch(new RegExp(`^parley_live_sessions ${sessions.length}$`, 'm'));
+    expect(text).toMatch(new RegExp(`^parley_live_sessions\\{worker="2"\\} ${sessions.length}$`, 'm'));
 
     // SIGTERM: every session on every worker ends `shutdown`, then Redis stops, exit 0.
     expect(await stopMain(p, 40_000)).toEqual({ code: 0, signal: null });
