@@ -17,8 +17,8 @@ import { freePort, TestRedis } from '../support/redis-server.js';
 
 /**
  * The real entry point (src/main.ts through tsx) in child processes: what `npm start` runs, with
- * a temp PARLEY_DATA_DIR and no REDIS_URL unless a test sets one (PARLEY_WORKERS: the default,
- * the number of cores; test/integration/cluster.test.ts covers the workers themselves).
+ * a temp PARLEY_DATA_DIR and no REDIS_URL unless a test sets one. One process (PARLEY_WORKERS=1):
+ * test/integration/cluster.test.ts covers the primary and its workers.
  */
 
 const keyPattern = /padm_[A-Za-z0-9_-]{43}/g;
@@ -36,7 +36,7 @@ function tempDir(prefix: string): string {
 }
 
 function startMain(env: Record<string, string>): Started {
-  const p = startMainProcess(env);
+  const p = startMainProcess({ PARLEY_WORKERS: '1', ...env });
   children.push(p.child);
   return p;
 }
