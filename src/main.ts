@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { generatedKeyBanner, resolveAdminKey } from './boot/admin-key.js';
 import { BootError } from './boot/boot-error.js';
+import type { BootMessage } from './boot/cluster/messages.js';
 import { receiveBoot, reportReady, serveClusterMetrics } from './boot/cluster/worker-process.js';
 import { WorkerPool } from './boot/cluster/worker-pool.js';
 import { EmbeddedRedis } from './boot/redis-server.js';
@@ -24,20 +25,15 @@ const primaryShutdownMarginMs = 5_000;
  */
 async function main(): Promise<void> {
   const config = readConfig();
+  // A worker first takes its slot, admin key and Redis URL from the primary (milliseconds).
+  const worker = cluster.isWorker ? await receiveBoot() : undefined;
+  const logger = createLogger(config.logLevel).child(worker === undefined ? {} : { worker: worker.slot });
   // The primary waits for its workers' own bounded shutdown, then stops Redis: a few seconds more.
   const timeoutMs =
     cluster.isPrimary && config.workers > 1 && config.shutdownTimeoutMs > 0
       ? config.shutdownTimeoutMs + primaryShutdownMarginMs
       : config.shutdownTimeoutMs;
-  const shutdown = new Shutdown(createLogger(config.logLevel), timeoutMs);
-  await run(config, shutdown, (logger, crash) =>
-    cluster.isWorker ? runWorker(config, logger, shutdown) : boot(config, logger, shutdown, crash),
-  );
-}
-
-/** Crash handlers, signals, and a BootError printed as one stderr line with exit 1. */
-async function run(config: Config, shutdown: Shutdown, start: (logger: Logger, crash: Crash) => Promise<void>) {
-  const logger = createLogger(config.logLevel);
+  const shutdown = new Shutdown(logger, timeoutMs);
   const crash: Crash = (err, what) => {
     logger.fatal({ err }, what);
     shutdown.runUrgent();
@@ -45,9 +41,11 @@ async function run(config: Config, shutdown: Shutdown, start: (logger: Logger, c
   };
   process.on('uncaughtException', (err) => crash(err, 'uncaught exception'));
   process.on('unhandledRejection', (reason) => crash(reason, 'unhandled promise rejection'));
-  shutdown.listen(['SIGTERM', 'SIGINT'], cluster.isWorker ? 'ignore' : 'force');
+  shutdown.listen(['SIGTERM', 'SIGINT'], worker === undefined ? 'force' : 'ignore');
+
   try {
-    await start(logger, crash);
+    if (worker === undefined) await boot(config, logger, shutdown, crash);
+    else await runWorker(config, worker, logger, shutdown);
   } catch (err) {
     if (!(err instanceof BootError)) crash(err, 'boot failed');
     process.stderr.write(`parley: ${err.message}\n`);
@@ -121,11 +119,9 @@ async function boot(config: Config, logger: Logger, shutdown: Shutdown, crash: C
 }
 
 /** A cluster worker: Parley on the shared port, with the primary's admin key and Redis URL. */
-async function runWorker(config: Config, processLogger: Logger, shutdown: Shutdown): Promise<void> {
-  const boot = await receiveBoot();
-  const logger = processLogger.child({ worker: boot.slot });
-  const { parley, port } = await serveParley(config, boot, logger, shutdown);
-  parley.metrics.joinCluster(boot.slot, serveClusterMetrics(parley.metrics, logger));
+async function runWorker(config: Config, slot: BootMessage, logger: Logger, shutdown: Shutdown): Promise<void> {
+  const { parley, port } = await serveParley(config, slot, logger, shutdown);
+  parley.metrics.joinCluster(slot.slot, serveClusterMetrics(parley.metrics, logger));
   reportReady(port);
 }
 
