@@ -1,5 +1,5 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { get } from 'node:http';
+import { createServer, get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from 'redis';
@@ -13,6 +13,7 @@ import {
   logsOf,
   startMain,
   stopMain,
+  waitForExit,
   waitForLog,
   waitGone,
   type MainProcess,
@@ -191,6 +192,31 @@ describe('two worker processes on external Redis', () => {
     for (const s of kept) s.client.close();
     expect(await stopMain(p)).toEqual({ code: 0, signal: null });
   }, 120_000);
+});
+
+describe('a worker that cannot start', () => {
+  it("stops the whole start with exit 1 and the worker's reason (here: the port is taken)", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as { port: number }).port;
+    const redis = await TestRedis.start();
+    try {
+      const p = startMain({
+        PORT: String(port),
+        PARLEY_WORKERS: '2',
+        PARLEY_ADMIN_API_KEY: adminKey,
+        REDIS_URL: redis.url,
+      });
+      running.push(p);
+      const { code } = await waitForExit(p, 60_000);
+      expect(code).toBe(1);
+      expect(p.stderr()).toContain(`cannot listen on 127.0.0.1:${port}`);
+      expect(logsOf(p, /^Parley listening on /)).toHaveLength(0);
+    } finally {
+      taken.close();
+      await redis.close();
+    }
+  }, 90_000);
 });
 
 describe('two worker processes on the embedded Redis', () => {
