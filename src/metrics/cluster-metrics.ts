@@ -39,6 +39,14 @@ export interface ClusterMetricsJson extends MetricsJson {
   processes: ProcessMetricsJson[];
 }
 
+/** The primary did not collect the workers' figures in time (it is shutting down, or stuck): a 503. */
+export class ClusterMetricsUnavailable extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ClusterMetricsUnavailable';
+  }
+}
+
 /** The label that tells workers' series apart in the Prometheus exposition. */
 export const workerLabel = 'worker';
 

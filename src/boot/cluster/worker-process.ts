@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { ProcessSnapshot, WorkersSummary } from '../../metrics/cluster-metrics.js';
+import { ClusterMetricsUnavailable, type ProcessSnapshot, type WorkersSummary } from '../../metrics/cluster-metrics.js';
 import type { Metrics } from '../../metrics/process-metrics.js';
 import { parleyMessage, type BootMessage, type ToPrimary, type ToWorker } from './messages.js';
 
@@ -68,7 +68,7 @@ export function serveClusterMetrics(
       const id = nextId++;
       const timer = setTimeout(() => {
         waiting.delete(id);
-        reject(new Error(`the primary did not answer a metrics request within ${metricsWaitMs} ms`));
+        reject(new ClusterMetricsUnavailable(`the worker processes' figures did not come within ${metricsWaitMs} ms`));
       }, metricsWaitMs);
       waiting.set(id, (reply) => {
         clearTimeout(timer);
