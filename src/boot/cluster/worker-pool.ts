@@ -59,6 +59,8 @@ export class WorkerPool {
 
   /** Forks every worker; resolves with the port once all listen, rejects if one exits before. */
   start(): Promise<number> {
+    // Structured clone on the IPC channel: metric values keep NaN (a failed Redis probe) and ±Infinity.
+    cluster.setupPrimary({ serialization: 'advanced' });
     cluster.on('message', (worker, message) => this.onMessage(worker, message));
     cluster.on('exit', (worker, code, signal) => this.onExit(worker, code, signal));
     const started = new Promise<number>((resolve, reject) => (this.startWaiter = { resolve, reject }));
