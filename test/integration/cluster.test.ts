@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Keys } from '../../src/store/keys.js';
 import { adminClient, type AdminClient } from '../support/admin-client.js';
 import { eventually } from '../support/eventually.js';
+import { FakeLivekit } from '../support/fake-livekit/server.js';
 import { HttpReceiver } from '../support/http-receiver.js';
 import {
   isAlive,
@@ -113,10 +114,13 @@ function sessionEnds(): { session_id: string; data: { reason?: string } }[] {
 
 describe('two worker processes on external Redis', () => {
   let redis: TestRedis;
+  let livekit: FakeLivekit;
   beforeAll(async () => {
     redis = await TestRedis.start();
+    livekit = await FakeLivekit.start();
   });
   afterAll(async () => {
+    await livekit?.stop();
     await redis?.close();
   });
 
@@ -125,8 +129,17 @@ describe('two worker processes on external Redis', () => {
       REDIS_URL: redis.url,
       PARLEY_SESSION_LEASE_TTL_MS: '3000',
       PARLEY_SESSION_SWEEP_INTERVAL_MS: '500',
+      ...livekit.env,
     });
     expect(workerPids).toHaveLength(2);
+    // Each worker is a LiveKit agent worker of its own (LiveKit spreads jobs by their load).
+    await eventually(
+      () => Promise.resolve(livekit.registered('parley').length),
+      (n) => n === 2,
+      { timeoutMs: 15_000, what: 'both workers registered with LiveKit' },
+    );
+    const status = await api.request('GET', '/admin/v1/livekit/worker-status');
+    expect((status.body.instances as { pid: number }[]).map((i) => i.pid).sort()).toEqual([...workerPids].sort());
     const token = await createVoiceAgent(api);
 
     // Sessions on both workers: each WebSocket is a new connection, spread across the workers.
@@ -188,6 +201,11 @@ describe('two worker processes on external Redis', () => {
     const pids = (metrics.body.processes as { pid: number }[]).map((x) => x.pid).sort();
     expect(pids).toEqual([restarted['pid'] as number, kept[0]!.pid].sort());
     expect(isAlive(victim)).toBe(false);
+    await eventually(
+      () => Promise.resolve(livekit.registered('parley').length),
+      (n) => n === 2,
+      { timeoutMs: 15_000, what: 'the restarted worker registered with LiveKit' },
+    );
 
     for (const s of kept) s.client.close();
     expect(await stopMain(p)).toEqual({ code: 0, signal: null });
