@@ -168,10 +168,15 @@ export class Metrics {
 
   /** The JSON: totals, `workers`, and one entry per process (this one alone outside a cluster). */
   async json(): Promise<ClusterMetricsJson> {
-    const local = await this.snapshot();
-    if (this.gather === undefined) return clusterJson(local, [local], { configured: 1, running: 1, restarts: 0 });
+    if (this.gather === undefined) {
+      const local = await this.snapshot();
+      return clusterJson(local, [local], { configured: 1, running: 1, restarts: 0 });
+    }
+    // One sample per process per request: this process's own is among those gathered (a second
+    // one here would cover only the last milliseconds of CPU and event-loop delay).
     const { snapshots, workers } = await this.gather();
-    return clusterJson(snapshots.find((s) => s.pid === process.pid) ?? local, snapshots, workers);
+    const local = snapshots.find((s) => s.pid === process.pid) ?? (await this.snapshot());
+    return clusterJson(local, snapshots.length > 0 ? snapshots : [local], workers);
   }
 
   /** The Prometheus text exposition (process metrics plus Parley's), per worker and in total in a cluster. */
