@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 
 /**
@@ -101,6 +102,7 @@ export const envSchema = z.object({
     .default('parley'),
   PARLEY_MAX_SESSIONS: int(1, 100_000).default(100),
   PARLEY_DRAIN_TIMEOUT_MS: int(0, 3_600_000).default(10_000),
+  PARLEY_WORKERS: int(1, 256).optional(),
 });
 
 export interface Config {
@@ -158,6 +160,8 @@ export interface Config {
   readonly maxSessions: number;
   /** On SIGTERM, how long live LiveKit sessions may go on before they are ended (`shutdown`). */
   readonly drainTimeoutMs: number;
+  /** Processes serving the port (node:cluster); 1: a single process, no cluster. Default: the cores. */
+  readonly workers: number;
 }
 
 /** RAG: embeddings, upload limit, chunking, retrieval and ingestion (src/rag). */
@@ -283,5 +287,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }),
     maxSessions: e.PARLEY_MAX_SESSIONS,
     drainTimeoutMs: e.PARLEY_DRAIN_TIMEOUT_MS,
+    workers: e.PARLEY_WORKERS ?? availableParallelism(),
   });
 }

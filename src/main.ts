@@ -1,31 +1,51 @@
+import cluster from 'node:cluster';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { generatedKeyBanner, resolveAdminKey } from './boot/admin-key.js';
 import { BootError } from './boot/boot-error.js';
+import type { BootMessage } from './boot/cluster/messages.js';
+import { receiveBoot, reportReady, serveClusterMetrics } from './boot/cluster/worker-process.js';
+import { WorkerPool } from './boot/cluster/worker-pool.js';
 import { EmbeddedRedis } from './boot/redis-server.js';
+import { serveParley, shownUrl } from './boot/serve.js';
 import { Shutdown } from './boot/shutdown.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger } from './logger.js';
 
+type Crash = (err: unknown, what: string) => never;
+
+/** How much longer than PARLEY_SHUTDOWN_TIMEOUT_MS the primary's own shutdown may take. */
+const primaryShutdownMarginMs = 5_000;
+
 /**
  * Boot: config → logger → admin key → Redis (REDIS_URL, or an embedded redis-server) → Parley →
- * listen. SIGTERM/SIGINT shut down gracefully; an uncaught error logs fatal and exits 1.
+ * listen. With PARLEY_WORKERS > 1 this process is the cluster's primary: it does the same up to
+ * Redis, then forks the workers, each of which opens Parley on the shared port (runWorker).
+ * SIGTERM/SIGINT shut down gracefully; an uncaught error logs fatal and exits 1.
  */
 async function main(): Promise<void> {
   const config = readConfig();
-  const logger = createLogger(config.logLevel);
-  const shutdown = new Shutdown(logger, config.shutdownTimeoutMs);
-  const crash: (err: unknown, what: string) => never = (err, what) => {
+  // A worker first takes its slot, admin key and Redis URL from the primary (milliseconds).
+  const worker = cluster.isWorker ? await receiveBoot() : undefined;
+  const logger = createLogger(config.logLevel).child(worker === undefined ? {} : { worker: worker.slot });
+  // The primary waits for its workers' own bounded shutdown, then stops Redis: a few seconds more.
+  const timeoutMs =
+    cluster.isPrimary && config.workers > 1 && config.shutdownTimeoutMs > 0
+      ? config.shutdownTimeoutMs + primaryShutdownMarginMs
+      : config.shutdownTimeoutMs;
+  const shutdown = new Shutdown(logger, timeoutMs);
+  const crash: Crash = (err, what) => {
     logger.fatal({ err }, what);
     shutdown.runUrgent();
     process.exit(1);
   };
   process.on('uncaughtException', (err) => crash(err, 'uncaught exception'));
   process.on('unhandledRejection', (reason) => crash(reason, 'unhandled promise rejection'));
-  shutdown.listen();
+  shutdown.listen(['SIGTERM', 'SIGINT'], worker === undefined ? 'force' : 'ignore');
 
   try {
-    await boot(config, logger, shutdown, crash);
+    if (worker === undefined) await boot(config, logger, shutdown, crash);
+    else await runWorker(config, worker, logger, shutdown);
   } catch (err) {
     if (!(err instanceof BootError)) crash(err, 'boot failed');
     process.stderr.write(`parley: ${err.message}\n`);
@@ -34,12 +54,7 @@ async function main(): Promise<void> {
   }
 }
 
-async function boot(
-  config: Config,
-  logger: Logger,
-  shutdown: Shutdown,
-  crash: (err: unknown, what: string) => never,
-): Promise<void> {
+async function boot(config: Config, logger: Logger, shutdown: Shutdown, crash: Crash): Promise<void> {
   const adminKey = await resolveAdminKey(config);
   if (adminKey.source === 'generated') {
     process.stdout.write(generatedKeyBanner(adminKey));
@@ -63,25 +78,51 @@ async function boot(
     redisUrl = embedded.url;
   }
 
-  // Loaded only now: a bad config or a missing redis-server is reported before the app's modules load.
-  const { openParley } = await import('./parley.js');
-  const parley = await openParley(Object.freeze({ ...config, adminApiKey: adminKey.key, redisUrl }), logger);
-  shutdown.add('parley', () => parley.close());
+  const resolved = { adminApiKey: adminKey.key, redisUrl };
   let port: number;
-  try {
-    port = await parley.listen();
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE' || (err as NodeJS.ErrnoException).code === 'EACCES') {
-      throw new BootError(`cannot listen on ${config.host}:${config.port} (${(err as Error).message}); set PORT`);
+  if (config.workers === 1) {
+    port = (await serveParley(config, resolved, logger, shutdown)).port;
+  } else {
+    const pool = new WorkerPool({
+      size: config.workers,
+      boot: resolved,
+      logger,
+      onGiveUp: (err) => {
+        logger.fatal({ err }, 'worker processes keep failing: shutting down');
+        void shutdown.close().then(() => process.exit(1));
+      },
+    });
+    // Registered after Redis, so it runs first: every worker drains before Redis stops.
+    shutdown.add(
+      'workers',
+      () => pool.stop(),
+      () => pool.killNow(),
+    );
+    try {
+      port = await pool.start();
+    } catch (err) {
+      // The worker printed why (e.g. the port is taken); the others are stopped by the shutdown.
+      throw new BootError((err as Error).message);
     }
-    throw err;
   }
-  const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
-  const url = config.publicUrl ?? `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`;
+  const url = shownUrl(config, port);
   logger.info(
-    { url, port, host: config.host, redis: config.redisUrl === undefined ? 'embedded' : 'external' },
+    {
+      url,
+      port,
+      host: config.host,
+      workers: config.workers,
+      redis: config.redisUrl === undefined ? 'embedded' : 'external',
+    },
     `Parley listening on ${url}`,
   );
+}
+
+/** A cluster worker: Parley on the shared port, with the primary's admin key and Redis URL. */
+async function runWorker(config: Config, slot: BootMessage, logger: Logger, shutdown: Shutdown): Promise<void> {
+  const { parley, port } = await serveParley(config, slot, logger, shutdown);
+  parley.metrics.joinCluster(slot.slot, serveClusterMetrics(parley.metrics, logger));
+  reportReady(port);
 }
 
 /** The config, or exit 1 after one stderr line per bad variable. */

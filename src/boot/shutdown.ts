@@ -26,10 +26,20 @@ export class Shutdown {
     this.steps.push({ name, run, urgent });
   }
 
-  /** Installs the SIGTERM/SIGINT handlers and the exit hook. */
-  listen(signals: NodeJS.Signals[] = ['SIGTERM', 'SIGINT']): void {
-    for (const signal of signals) process.on(signal, () => void this.run(signal));
+  /**
+   * Installs the SIGTERM/SIGINT handlers and the exit hook. `repeat: 'ignore'` (cluster workers):
+   * a signal during the shutdown does not force the exit, since a terminal's Ctrl+C reaches the
+   * workers and the primary, which tells them to drain too; the primary forces it when needed.
+   */
+  listen(signals: NodeJS.Signals[] = ['SIGTERM', 'SIGINT'], repeat: 'force' | 'ignore' = 'force'): void {
+    for (const signal of signals)
+      process.on(signal, () => (repeat === 'force' ? void this.run(signal) : this.begin(signal)));
     process.on('exit', () => this.runUrgent());
+  }
+
+  /** Starts the shutdown unless it is already running. */
+  begin(reason: string): void {
+    if (!this.running) void this.run(reason);
   }
 
   /** Runs every urgent hook, newest first; never throws. */

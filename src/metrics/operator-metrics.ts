@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { summarize, type LatencySummary } from './quantiles.js';
+import { summarize, type LatencySummary, type MetricFamily } from './quantiles.js';
 
 /**
  * What an operator watches (README "Operator metrics"): request durations, turn latencies, live
@@ -62,7 +62,7 @@ export class OperatorMetrics implements TurnObserver, WebhookObserver, EventDeli
   private readonly events: Counter<'type' | 'outcome'>;
   private voiceSessions: () => Map<string, number> = () => new Map();
 
-  constructor(registry: Registry) {
+  constructor(private readonly registry: Registry) {
     const registers = [registry];
     this.http = new Histogram({
       name: 'parley_http_request_duration_seconds',
@@ -136,56 +136,9 @@ export class OperatorMetrics implements TurnObserver, WebhookObserver, EventDeli
     this.events.inc({ type, outcome });
   }
 
+  /** This instance's figures (the JSON of /health/metrics; the panel's overview). */
   async json(): Promise<OperatorMetricsJson> {
-    const [httpLatency, turnsByStage, webhookByOutcome, webhookLatency, httpValues, turnValues, eventValues] =
-      await Promise.all([
-        this.overall(this.http),
-        summarize(this.turnLatency, 'stage'),
-        summarize(this.webhookDuration, 'outcome'),
-        this.overall(this.webhookDuration),
-        this.http.get(),
-        this.turns.get(),
-        this.events.get(),
-      ]);
-    const byStatusClass: Record<string, number> = {};
-    for (const v of httpValues.values) {
-      if (v.metricName !== 'parley_http_request_duration_seconds_count') continue;
-      const cls = `${String(v.labels['status']).charAt(0)}xx`;
-      byStatusClass[cls] = (byStatusClass[cls] ?? 0) + v.value;
-    }
-    const byTurnStatus: Record<string, number> = {};
-    for (const v of turnValues.values)
-      byTurnStatus[String(v.labels['status'])] = (byTurnStatus[String(v.labels['status'])] ?? 0) + v.value;
-    const events: Record<EventDeliveryOutcome, number> = { delivered: 0, retried: 0, failed: 0 };
-    for (const v of eventValues.values) events[v.labels['outcome'] as EventDeliveryOutcome] += v.value;
-    const sum = (o: Record<string, number>) => Object.values(o).reduce((a, b) => a + b, 0);
-    const webhookByCount = Object.fromEntries(Object.entries(webhookByOutcome).map(([k, s]) => [k, s.count]));
-    return {
-      http: {
-        requests: sum(byStatusClass),
-        by_status_class: byStatusClass,
-        latency: httpLatency,
-      },
-      turns: {
-        total: sum(byTurnStatus),
-        by_status: byTurnStatus,
-        latency: Object.fromEntries(
-          (Object.keys(turnStages) as TurnStage[]).map((stage) => [stage, turnsByStage[stage] ?? emptySummary]),
-        ) as Record<TurnStage, LatencySummary>,
-      },
-      webhooks: {
-        total: sum(webhookByCount),
-        by_outcome: webhookByCount,
-        latency: webhookLatency,
-      },
-      events,
-      voice_sessions: { by_transport: Object.fromEntries(this.voiceSessions()) },
-    };
-  }
-
-  /** One summary over every series of a histogram. */
-  private async overall<L extends string>(histogram: Histogram<L>): Promise<LatencySummary> {
-    return (await summarize(histogram))['all'] ?? emptySummary;
+    return operatorJson(this.registry);
   }
 
   private observeStages(channel: string, stages: TurnStage[], timings: Record<string, number>): void {
@@ -195,4 +148,75 @@ export class OperatorMetrics implements TurnObserver, WebhookObserver, EventDeli
         this.turnLatency.observe({ stage, channel }, ms / 1000);
     }
   }
+}
+
+/** The family `name` of a registry, its collectors run (undefined when the registry has none). */
+async function family(registry: Registry, name: string): Promise<MetricFamily | undefined> {
+  return (await registry.getSingleMetric(name)?.get()) as MetricFamily | undefined;
+}
+
+/** Sums of a family's values by one label (of the series named `metricName`, when given). */
+function sumBy(metric: MetricFamily | undefined, label: string, metricName?: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const v of metric?.values ?? []) {
+    if (metricName !== undefined && (v as { metricName?: string }).metricName !== metricName) continue;
+    const key = String((v.labels as Record<string, string | number>)[label]);
+    out[key] = (out[key] ?? 0) + v.value;
+  }
+  return out;
+}
+
+const sum = (o: Record<string, number>) => Object.values(o).reduce((a, b) => a + b, 0);
+
+/**
+ * The operator figures of a registry holding OperatorMetrics' series: one instance's own registry,
+ * or the sum of several processes' (prom-client's `AggregatorRegistry.aggregate`, src/metrics/cluster-metrics.ts).
+ */
+export async function operatorJson(registry: Registry): Promise<OperatorMetricsJson> {
+  const [http, turnLatency, turns, webhooks, events, voice] = await Promise.all(
+    [
+      'parley_http_request_duration_seconds',
+      'parley_turn_latency_seconds',
+      'parley_turns_total',
+      'parley_webhook_duration_seconds',
+      'parley_event_deliveries_total',
+      'parley_voice_sessions',
+    ].map((name) => family(registry, name)),
+  );
+  const byStatusClass: Record<string, number> = {};
+  for (const [status, n] of Object.entries(sumBy(http, 'status', 'parley_http_request_duration_seconds_count'))) {
+    const cls = `${status.charAt(0)}xx`;
+    byStatusClass[cls] = (byStatusClass[cls] ?? 0) + n;
+  }
+  const byTurnStatus = sumBy(turns, 'status');
+  const eventCounts = sumBy(events, 'outcome');
+  const turnsByStage = summarize(turnLatency, 'stage');
+  const webhookByCount = Object.fromEntries(
+    Object.entries(summarize(webhooks, 'outcome')).map(([k, s]) => [k, s.count]),
+  );
+  return {
+    http: {
+      requests: sum(byStatusClass),
+      by_status_class: byStatusClass,
+      latency: summarize(http)['all'] ?? emptySummary,
+    },
+    turns: {
+      total: sum(byTurnStatus),
+      by_status: byTurnStatus,
+      latency: Object.fromEntries(
+        (Object.keys(turnStages) as TurnStage[]).map((stage) => [stage, turnsByStage[stage] ?? emptySummary]),
+      ) as Record<TurnStage, LatencySummary>,
+    },
+    webhooks: {
+      total: sum(webhookByCount),
+      by_outcome: webhookByCount,
+      latency: summarize(webhooks)['all'] ?? emptySummary,
+    },
+    events: {
+      delivered: eventCounts['delivered'] ?? 0,
+      retried: eventCounts['retried'] ?? 0,
+      failed: eventCounts['failed'] ?? 0,
+    },
+    voice_sessions: { by_transport: sumBy(voice, 'transport') },
+  };
 }

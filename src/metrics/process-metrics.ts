@@ -1,5 +1,12 @@
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import {
+  clusterJson,
+  clusterPrometheus,
+  type ClusterMetricsJson,
+  type ProcessSnapshot,
+  type WorkersSummary,
+} from './cluster-metrics.js';
 import { OperatorMetrics, type OperatorMetricsJson } from './operator-metrics.js';
 import type { Store } from '../store/store.js';
 
@@ -15,6 +22,9 @@ export interface MetricsOptions {
   /** Time limit of the Redis round trip behind readiness and the Redis gauges. */
   redisTimeoutMs?: number;
 }
+
+/** Every process's snapshot (this one's included) and the worker counts: how a cluster worker sees the others. */
+export type SnapshotGatherer = () => Promise<{ snapshots: ProcessSnapshot[]; workers: WorkersSummary }>;
 
 export const defaultMetricsOptions = { redisTimeoutMs: 1_000 } as const;
 
@@ -67,6 +77,8 @@ export class Metrics {
   private readonly redisLatency: Gauge;
   private readonly redisUp: Gauge;
   private stopped = false;
+  private worker: number | null = null;
+  private gather: SnapshotGatherer | undefined;
   /** Request, turn, webhook, event and voice-session figures, observed where they happen. */
   readonly operator: OperatorMetrics;
 
@@ -79,26 +91,31 @@ export class Metrics {
     processMetrics(); // start the process-wide collectors now, so the first scrape covers a real interval
     const registers = [this.registry];
     this.operator = new OperatorMetrics(this.registry);
+    // `aggregator`: how the total over worker processes is formed (src/metrics/cluster-metrics.ts).
     this.liveSessions = new Gauge({
       name: 'parley_live_sessions',
       help: 'Voice sessions running in a Parley process (a live session lease), all replicas.',
       registers,
+      aggregator: 'max',
     });
     this.redisLatency = new Gauge({
       name: 'parley_redis_latency_ms',
       help: 'Round-trip time of a Redis PING in ms; NaN when it failed.',
       registers,
+      aggregator: 'max',
     });
     this.redisUp = new Gauge({
       name: 'parley_redis_up',
       help: '1 when the last Redis PING succeeded, else 0.',
       registers,
+      aggregator: 'min',
     });
     const uptimeSeconds = () => this.uptimeSeconds();
     new Gauge({
       name: 'parley_uptime_seconds',
       help: 'Seconds since this Parley instance started.',
       registers,
+      aggregator: 'max',
       collect() {
         this.set(uptimeSeconds());
       },
@@ -140,8 +157,44 @@ export class Metrics {
     }
   }
 
-  /** The JSON summary. CPU percent and event-loop lag cover the time since the previous sample. */
-  async json(): Promise<MetricsJson> {
+  /**
+   * Makes this instance one worker of a cluster: `worker` is its slot, `gather` fetches every
+   * worker's snapshot (through the primary), so /health/metrics answers for all of them.
+   */
+  joinCluster(worker: number, gather: SnapshotGatherer): void {
+    this.worker = worker;
+    this.gather = gather;
+  }
+
+  /** The JSON: totals, `workers`, and one entry per process (this one alone outside a cluster). */
+  async json(): Promise<ClusterMetricsJson> {
+    if (this.gather === undefined) {
+      const local = await this.snapshot();
+      return clusterJson(local, [local], { configured: 1, running: 1, restarts: 0 });
+    }
+    // One sample per process per request: this process's own is among those gathered (a second
+    // one here would cover only the last milliseconds of CPU and event-loop delay).
+    const { snapshots, workers } = await this.gather();
+    const local = snapshots.find((s) => s.pid === process.pid) ?? (await this.snapshot());
+    return clusterJson(local, snapshots.length > 0 ? snapshots : [local], workers);
+  }
+
+  /** The Prometheus text exposition (process metrics plus Parley's), per worker and in total in a cluster. */
+  async prometheus(): Promise<{ contentType: string; body: string }> {
+    if (this.gather !== undefined) return clusterPrometheus((await this.gather()).snapshots);
+    await Promise.all([this.probeRedis(), this.countLiveSessions()]);
+    const merged = Registry.merge([processMetrics(), this.registry]);
+    return { contentType: merged.contentType, body: await merged.metrics() };
+  }
+
+  /** This process's figures: its JSON summary (CPU and event loop since the previous sample) and its series. */
+  async snapshot(): Promise<ProcessSnapshot> {
+    const json = await this.ownJson();
+    const families = await Registry.merge([processMetrics(), this.registry]).getMetricsAsJSON();
+    return { worker: this.worker, pid: process.pid, json, families };
+  }
+
+  private async ownJson(): Promise<MetricsJson> {
     const [redis, live, operator] = await Promise.all([
       this.probeRedis(),
       this.countLiveSessions(),
@@ -162,13 +215,6 @@ export class Metrics {
       sessions: { live },
       ...operator,
     };
-  }
-
-  /** The Prometheus text exposition (process metrics plus Parley's gauges). */
-  async prometheus(): Promise<{ contentType: string; body: string }> {
-    await Promise.all([this.probeRedis(), this.countLiveSessions()]);
-    const merged = Registry.merge([processMetrics(), this.registry]);
-    return { contentType: merged.contentType, body: await merged.metrics() };
   }
 
   /** Stops the event-loop histogram and drops this instance's gauges. Idempotent. */

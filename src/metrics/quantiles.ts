@@ -1,4 +1,7 @@
-import type { Histogram } from 'prom-client';
+import type { Registry } from 'prom-client';
+
+/** One metric family as a registry reports it (`getMetricsAsJSON()`, or a metric's `get()`). */
+export type MetricFamily = Awaited<ReturnType<Registry['getMetricsAsJSON']>>[number];
 
 /** Count and quantiles of one histogram series, in ms (null while it has no observation). */
 export interface LatencySummary {
@@ -42,14 +45,11 @@ const round1 = (n: number) => Math.round(n * 10) / 10;
  * p50/p90 (in ms) of a seconds histogram, per value of `groupBy` (summed over the other labels;
  * without `groupBy`, one summary under `all`), from the same buckets the Prometheus exposition shows.
  */
-export async function summarize<L extends string>(
-  histogram: Histogram<L>,
-  groupBy?: L,
-): Promise<Record<string, LatencySummary>> {
-  const { values } = await histogram.get();
+export function summarize(histogram: MetricFamily | undefined, groupBy?: string): Record<string, LatencySummary> {
   const groups = new Map<string, Map<number, number>>();
-  for (const v of values) {
-    if (!v.metricName?.endsWith('_bucket')) continue;
+  for (const v of histogram?.values ?? []) {
+    const name = (v as { metricName?: string }).metricName;
+    if (!name?.endsWith('_bucket')) continue;
     const labels = v.labels as Record<string, string | number>;
     const key = groupBy === undefined ? 'all' : String(labels[groupBy]);
     const le = labels['le'] === '+Inf' ? Infinity : Number(labels['le']);

@@ -1,29 +1,29 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { projectRoot } from '../../src/boot/project-root.js';
 import { eventually } from '../support/eventually.js';
+import {
+  isAlive,
+  startMain as startMainProcess,
+  stopMain,
+  waitForExit,
+  waitForLog,
+  waitGone,
+  type MainProcess,
+} from '../support/main-process.js';
 import { freePort, TestRedis } from '../support/redis-server.js';
 
 /**
  * The real entry point (src/main.ts through tsx) in child processes: what `npm start` runs, with
- * a temp PARLEY_DATA_DIR and no REDIS_URL unless a test sets one.
+ * a temp PARLEY_DATA_DIR and no REDIS_URL unless a test sets one. One process (PARLEY_WORKERS=1):
+ * test/integration/cluster.test.ts covers the primary and its workers.
  */
 
-const bootTimeoutMs = 30_000;
-const exitTimeoutMs = 20_000;
 const keyPattern = /padm_[A-Za-z0-9_-]{43}/g;
 
-interface Started {
-  child: ChildProcess;
-  stdout(): string;
-  stderr(): string;
-  /** The JSON log lines printed so far. */
-  logs(): Record<string, unknown>[];
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
+type Started = MainProcess;
 
 const children: ChildProcess[] = [];
 const strayPids: number[] = [];
@@ -35,90 +35,10 @@ function tempDir(prefix: string): string {
   return dir;
 }
 
-/** Runs `node --import tsx src/main.ts` with a clean Parley environment plus `env`. */
 function startMain(env: Record<string, string>): Started {
-  const base = Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([name]) =>
-        !name.startsWith('PARLEY_') && !name.startsWith('LIVEKIT_') && name !== 'REDIS_URL' && name !== 'PORT',
-    ),
-  );
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: projectRoot,
-    env: { ...base, NODE_ENV: 'test', PARLEY_LOG_LEVEL: 'info', PARLEY_HOST: '127.0.0.1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let out = '';
-  let err = '';
-  child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('close', (code, signal) => resolve({ code, signal })),
-  );
-  const logs = () =>
-    out.split('\n').flatMap((line) => {
-      if (!line.startsWith('{')) return [];
-      try {
-        return [JSON.parse(line) as Record<string, unknown>];
-      } catch {
-        return [];
-      }
-    });
-  return { child, stdout: () => out, stderr: () => err, logs, exited };
-}
-
-/** Resolves when a log line has message `msg`; fails on exit or after `timeoutMs`. */
-async function waitForLog(p: Started, msg: RegExp, timeoutMs = bootTimeoutMs): Promise<Record<string, unknown>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const line = p.logs().find((l) => typeof l['msg'] === 'string' && msg.test(l['msg']));
-    if (line !== undefined) return line;
-    if (p.child.exitCode !== null || p.child.signalCode !== null) {
-      throw new Error(`parley exited before logging ${msg}:\n${p.stdout()}\n${p.stderr()}`);
-    }
-    if (Date.now() > deadline)
-      throw new Error(`no log line ${msg} within ${timeoutMs} ms:\n${p.stdout()}\n${p.stderr()}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-async function waitForExit(p: Started, timeoutMs = exitTimeoutMs) {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`parley did not exit within ${timeoutMs} ms:\n${p.stderr()}`)),
-      timeoutMs,
-    );
-  });
-  try {
-    return await Promise.race([p.exited, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  // A zombie (exited, not yet reaped) has an empty command line.
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8') !== '';
-  } catch {
-    return true;
-  }
-}
-
-async function waitGone(pid: number, timeoutMs = exitTimeoutMs): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (isAlive(pid)) {
-    if (Date.now() > deadline) return false;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return true;
+  const p = startMainProcess({ PARLEY_WORKERS: '1', ...env });
+  children.push(p.child);
+  return p;
 }
 
 /** Starts main and waits until it listens; returns its URL and the embedded redis-server's pid. */
@@ -132,13 +52,7 @@ async function boot(env: Record<string, string>) {
   return { p, url: `http://127.0.0.1:${port}`, listening, redisPid };
 }
 
-/** SIGTERM, then the exit status; the output is attached when it is not a clean exit 0. */
-async function stop(p: Started) {
-  p.child.kill('SIGTERM');
-  const status = await waitForExit(p);
-  if (status.code !== 0) console.error(`parley exited with ${JSON.stringify(status)}:\n${p.stdout()}\n${p.stderr()}`);
-  return status;
-}
+const stop = (p: Started) => stopMain(p);
 
 afterEach(async () => {
   for (const child of children.splice(0)) {

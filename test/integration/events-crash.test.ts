@@ -57,6 +57,8 @@ async function startMain(crashAfter: string): Promise<{ url: string; exited: Pro
       REDIS_URL: redis.url,
       MODELS_DIR: process.env['MODELS_DIR'] ?? '../shared/models',
       PARLEY_TEST_CRASH_AFTER_RECORD: crashAfter,
+      // One process: the crash hook kills the process that serves (a cluster would restart the worker).
+      PARLEY_WORKERS: '1',
       // Without a wake from a write, the relay would not look again before the kill.
       PARLEY_EVENT_RELAY_INTERVAL_MS: '600000',
     },

@@ -203,6 +203,8 @@ describe('owner lost', () => {
         REDIS_URL: redis.url,
         PARLEY_ADMIN_API_KEY: testAdminKey,
         MODELS_DIR: process.env['MODELS_DIR'] ?? '../shared/models',
+        // One process, killed whole (test/integration/cluster.test.ts kills one worker of several).
+        PARLEY_WORKERS: '1',
       },
       stdio: ['ignore', 'ignore', 'inherit'],
     });

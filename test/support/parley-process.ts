@@ -24,6 +24,7 @@ export async function startParleyProcess(redis: TestRedis, env: Record<string, s
     env: {
       ...base,
       NODE_ENV: 'test',
+      PARLEY_WORKERS: '1',
       PORT: String(port),
       PARLEY_HOST: '127.0.0.1',
       PARLEY_LOG_LEVEL: 'info',

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, envSchema, loadConfig } from '../../src/config.js';
 
@@ -116,6 +117,13 @@ describe('loadConfig', () => {
         expect(problems[0], `${name}=${value}`).toMatch(new RegExp(`^${name}: `));
       }
     }
+  });
+
+  it('runs one worker process per core unless PARLEY_WORKERS says otherwise (1 to 256)', () => {
+    expect(loadConfig({}).workers).toBe(availableParallelism());
+    expect(loadConfig({ PARLEY_WORKERS: '1' }).workers).toBe(1);
+    expect(loadConfig({ PARLEY_WORKERS: '8' }).workers).toBe(8);
+    for (const bad of ['0', '257', 'many']) expect(problemsOf({ PARLEY_WORKERS: bad })[0]).toMatch(/^PARLEY_WORKERS: /);
   });
 
   it('caps the voice connect window at the connection token lifetime', () => {

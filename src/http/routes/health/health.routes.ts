@@ -1,4 +1,5 @@
 import { AppError } from '../../../errors.js';
+import { ClusterMetricsUnavailable } from '../../../metrics/cluster-metrics.js';
 import { version } from '../../../version.js';
 import type { AppDeps } from '../../app.js';
 import { defineRoute, type RouteDef } from '../../route.js';
@@ -84,14 +85,20 @@ export function healthRoutes({ metrics, registry }: AppDeps): RouteDef[] {
           schema: metricsJsonSchema,
         },
       },
+      errors: [503],
       handler: async (ctx) => {
         ctx.vary('Accept');
-        // The full media type, so Prometheus' own `text/plain;version=0.0.4;q=0.5` matches it.
-        if (ctx.accepts('json', prometheusType) === prometheusType) {
-          const { contentType, body } = await metrics.prometheus();
-          return { headers: { ...noStore, 'Content-Type': contentType }, body };
+        try {
+          // The full media type, so Prometheus' own `text/plain;version=0.0.4;q=0.5` matches it.
+          if (ctx.accepts('json', prometheusType) === prometheusType) {
+            const { contentType, body } = await metrics.prometheus();
+            return { headers: { ...noStore, 'Content-Type': contentType }, body };
+          }
+          return { headers: noStore, body: await metrics.json() };
+        } catch (err) {
+          if (!(err instanceof ClusterMetricsUnavailable)) throw err;
+          throw new AppError(503, 'metrics_unavailable', err.message, undefined, { ...noStore, 'Retry-After': '1' });
         }
-        return { headers: noStore, body: await metrics.json() };
       },
     }),
   ];

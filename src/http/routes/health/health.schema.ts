@@ -52,57 +52,88 @@ const latencySummarySchema = z
 
 const countsSchema = z.record(z.string(), z.number().int());
 
+/** One process's figures; the top level of /health/metrics has the same fields as totals. */
+const processFigures = {
+  uptime_s: z.number(),
+  memory: z.object({
+    rss_bytes: z.number().int(),
+    heap_used_bytes: z.number().int(),
+    heap_total_bytes: z.number().int(),
+    external_bytes: z.number().int(),
+  }),
+  cpu: z.object({
+    user_ms: z.number().meta({ description: 'Process CPU time in user mode since start' }),
+    system_ms: z.number().meta({ description: 'Process CPU time in kernel mode since start' }),
+    percent: z.number().meta({ description: 'CPU use since the previous sample, in percent of one core' }),
+  }),
+  event_loop: z
+    .object({ lag_p50_ms: z.number(), lag_p99_ms: z.number(), lag_max_ms: z.number() })
+    .meta({ description: 'Event-loop delay since the previous sample' }),
+  redis: z.object({ ok: z.boolean(), latency_ms: z.number().nullable() }),
+  sessions: z.object({
+    live: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: 'Running voice sessions, all replicas; null if Redis is down' }),
+  }),
+  http: z
+    .object({ requests: z.number().int(), by_status_class: countsSchema, latency: latencySummarySchema })
+    .meta({ description: 'HTTP requests served by this instance (`parley_http_request_duration_seconds`)' }),
+  turns: z
+    .object({
+      total: z.number().int(),
+      by_status: countsSchema,
+      latency: z.object({
+        endpointing: latencySummarySchema,
+        stt: latencySummarySchema,
+        response: latencySummarySchema,
+        first_audio: latencySummarySchema,
+        end_to_end: latencySummarySchema,
+      }),
+    })
+    .meta({
+      description: 'Agent answers recorded by this instance (`parley_turns_total`, `parley_turn_latency_seconds`)',
+    }),
+  webhooks: z
+    .object({ total: z.number().int(), by_outcome: countsSchema, latency: latencySummarySchema })
+    .meta({ description: 'Webhook calls by outcome (`parley_webhook_duration_seconds`)' }),
+  events: z
+    .object({ delivered: z.number().int(), retried: z.number().int(), failed: z.number().int() })
+    .meta({ description: 'Async event delivery attempts by outcome (`parley_event_deliveries_total`)' }),
+  voice_sessions: z
+    .object({ by_transport: countsSchema })
+    .meta({ description: 'Voice sessions running in this instance by transport (`parley_voice_sessions`)' }),
+};
+
 export const metricsJsonSchema = z
   .object({
-    uptime_s: z.number(),
-    memory: z.object({
-      rss_bytes: z.number().int(),
-      heap_used_bytes: z.number().int(),
-      heap_total_bytes: z.number().int(),
-      external_bytes: z.number().int(),
-    }),
-    cpu: z.object({
-      user_ms: z.number().meta({ description: 'Process CPU time in user mode since start' }),
-      system_ms: z.number().meta({ description: 'Process CPU time in kernel mode since start' }),
-      percent: z.number().meta({ description: 'CPU use since the previous sample, in percent of one core' }),
-    }),
-    event_loop: z
-      .object({ lag_p50_ms: z.number(), lag_p99_ms: z.number(), lag_max_ms: z.number() })
-      .meta({ description: 'Event-loop delay since the previous sample' }),
-    redis: z.object({ ok: z.boolean(), latency_ms: z.number().nullable() }),
-    sessions: z.object({
-      live: z
-        .number()
-        .int()
-        .nullable()
-        .meta({ description: 'Running voice sessions, all replicas; null if Redis is down' }),
-    }),
-    http: z
-      .object({ requests: z.number().int(), by_status_class: countsSchema, latency: latencySummarySchema })
-      .meta({ description: 'HTTP requests served by this instance (`parley_http_request_duration_seconds`)' }),
-    turns: z
+    ...processFigures,
+    workers: z
       .object({
-        total: z.number().int(),
-        by_status: countsSchema,
-        latency: z.object({
-          endpointing: latencySummarySchema,
-          stt: latencySummarySchema,
-          response: latencySummarySchema,
-          first_audio: latencySummarySchema,
-          end_to_end: latencySummarySchema,
-        }),
+        configured: z.number().int().meta({ description: 'PARLEY_WORKERS (1: a single process)' }),
+        running: z.number().int().meta({ description: 'Worker processes up and serving now' }),
+        restarts: z.number().int().meta({ description: 'Worker processes restarted after a crash since start' }),
       })
-      .meta({
-        description: 'Agent answers recorded by this instance (`parley_turns_total`, `parley_turn_latency_seconds`)',
-      }),
-    webhooks: z
-      .object({ total: z.number().int(), by_outcome: countsSchema, latency: latencySummarySchema })
-      .meta({ description: 'Webhook calls by outcome (`parley_webhook_duration_seconds`)' }),
-    events: z
-      .object({ delivered: z.number().int(), retried: z.number().int(), failed: z.number().int() })
-      .meta({ description: 'Async event delivery attempts by outcome (`parley_event_deliveries_total`)' }),
-    voice_sessions: z
-      .object({ by_transport: countsSchema })
-      .meta({ description: 'Voice sessions running in this instance by transport (`parley_voice_sessions`)' }),
+      .meta({ description: 'The worker processes serving this port' }),
+    processes: z
+      .array(
+        z
+          .object({
+            worker: z
+              .number()
+              .int()
+              .nullable()
+              .meta({ description: 'Worker slot (1..PARLEY_WORKERS); null in a single-process Parley' }),
+            pid: z.number().int(),
+            ...processFigures,
+          })
+          .meta({ id: 'ProcessMetrics' }),
+      )
+      .meta({ description: 'Each worker process that answered within 2 s; the top-level figures are their totals' }),
   })
-  .meta({ id: 'Metrics' });
+  .meta({
+    id: 'Metrics',
+    description:
+      'Totals over the worker processes (sums; event-loop lag and uptime of the worst/oldest process; Redis and `sessions.live` as the answering process sees them), then `workers` and `processes`',
+  });

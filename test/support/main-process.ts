@@ -1,0 +1,123 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { projectRoot } from '../../src/boot/project-root.js';
+
+/**
+ * The real entry point (src/main.ts through tsx) in a child process, as `npm start` runs it, with
+ * a clean Parley environment plus the test's variables; its JSON log lines parsed as they come.
+ */
+
+export const bootTimeoutMs = 30_000;
+export const exitTimeoutMs = 20_000;
+
+export interface MainProcess {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  /** The JSON log lines printed so far. */
+  logs(): Record<string, unknown>[];
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Runs `node --import tsx src/main.ts` with a clean Parley environment plus `env`. */
+export function startMain(env: Record<string, string>): MainProcess {
+  const base = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([name]) =>
+        !name.startsWith('PARLEY_') && !name.startsWith('LIVEKIT_') && name !== 'REDIS_URL' && name !== 'PORT',
+    ),
+  );
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: projectRoot,
+    env: { ...base, NODE_ENV: 'test', PARLEY_LOG_LEVEL: 'info', PARLEY_HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('close', (code, signal) => resolve({ code, signal })),
+  );
+  const logs = () =>
+    out.split('\n').flatMap((line) => {
+      if (!line.startsWith('{')) return [];
+      try {
+        return [JSON.parse(line) as Record<string, unknown>];
+      } catch {
+        return [];
+      }
+    });
+  return { child, stdout: () => out, stderr: () => err, logs, exited };
+}
+
+/** The log lines whose message matches `msg`. */
+export function logsOf(p: MainProcess, msg: RegExp): Record<string, unknown>[] {
+  return p.logs().filter((l) => typeof l['msg'] === 'string' && msg.test(l['msg']));
+}
+
+/** Resolves when `count` log lines have message `msg` (the last of them); fails on exit or after `timeoutMs`. */
+export async function waitForLog(
+  p: MainProcess,
+  msg: RegExp,
+  timeoutMs = bootTimeoutMs,
+  count = 1,
+): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const lines = logsOf(p, msg);
+    if (lines.length >= count) return lines[count - 1]!;
+    if (p.child.exitCode !== null || p.child.signalCode !== null) {
+      throw new Error(`parley exited before logging ${msg}:\n${p.stdout()}\n${p.stderr()}`);
+    }
+    if (Date.now() > deadline)
+      throw new Error(`no log line ${msg} within ${timeoutMs} ms:\n${p.stdout()}\n${p.stderr()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export async function waitForExit(p: MainProcess, timeoutMs = exitTimeoutMs) {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`parley did not exit within ${timeoutMs} ms:\n${p.stderr()}`)),
+      timeoutMs,
+    );
+  });
+  try {
+    return await Promise.race([p.exited, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  // A zombie (exited, not yet reaped) has an empty command line.
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8') !== '';
+  } catch {
+    return true;
+  }
+}
+
+export async function waitGone(pid: number, timeoutMs = exitTimeoutMs): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (isAlive(pid)) {
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return true;
+}
+
+/** SIGTERM, then the exit status; the output is attached when it is not a clean exit 0. */
+export async function stopMain(p: MainProcess, timeoutMs = exitTimeoutMs) {
+  p.child.kill('SIGTERM');
+  const status = await waitForExit(p, timeoutMs);
+  if (status.code !== 0) console.error(`parley exited with ${JSON.stringify(status)}:\n${p.stdout()}\n${p.stderr()}`);
+  return status;
+}
