@@ -1,8 +1,6 @@
 import { EMPTY } from 'rxjs';
 import { assign, emit, fromEventObservable, fromPromise, setup, type ActorRefFrom } from 'xstate';
-import { endpointingWaitMs } from '../src/pipeline/turn/endpointing.js';
-import { isBackchannel, saysAny } from '../src/pipeline/turn/phrases.js';
-import { joinSegments } from '../src/pipeline/turn/utterance.js';
+import * as update from './session.context.js';
 
 /**
  * The state of one voice conversation. Pure: it imports nothing from src/ but the pure turn-taking
@@ -29,14 +27,12 @@ import type {
   ActOutput,
   AudioCheckInput,
   CallAction,
-  AudioInput,
   ReplyInput,
   SessionContext,
   SessionEmitted,
   SessionEvent,
   SessionMachineInput,
   SpeakInput,
-  TurnInput,
 } from './session.types.js';
 
 export type * from './session.types.js';
@@ -70,73 +66,24 @@ export const sessionMachine = setup({
     hasGreeting: ({ context }) => context.greeting !== null && context.greeting.trim() !== '',
     interruptible: ({ context }) => context.interruptionsEnabled,
     confirmed: ({ context }) => context.confirmed,
-    endOfTurnLikely: ({ context, event }) =>
-      event.type === 'END_OF_TURN' && event.probability >= context.turnTaking.smartTurnThreshold,
-    saysStop: ({ context, event }) => event.type === 'OVERHEARD' && saysAny(event.text, context.turnTaking.stopWords),
+    endOfTurnLikely: ({ context, event }) => update.endOfTurnLikely(context, event),
+    saysStop: ({ context, event }) => update.saysStop(context, event),
     /** Speech over the agent that lasted long enough and says more than an acknowledgement. */
-    realInterruption: ({ context, event }) =>
-      event.type === 'OVERHEARD' &&
-      context.overlapLongEnough &&
-      event.text.trim() !== '' &&
-      !isBackchannel(event.text, context.turnTaking.backchannelWords),
+    realInterruption: ({ context, event }) => update.realInterruption(context, event),
     hasOverheard: ({ context }) => context.overheard !== null,
   },
   actions: {
-    startTurn: assign(({ context, event }) => {
-      let pending: TurnInput | null = context.pending;
-      if (event.type === 'TEXT') pending = turnInput(event);
-      else if (event.type === 'SPEECH_END') pending = joined(context.held, segment(event));
-      return {
-        turn: context.turn + 1,
-        pending,
-        held: null,
-        confirmed: pending?.kind === 'text' || !context.turnTaking.smart,
-        transcript: pending?.kind === 'text' ? pending.text : null,
-      };
-    }),
-    startQueuedTurn: assign(({ context }) => ({
-      turn: context.turn + 1,
-      pending: context.queued,
-      confirmed: true,
-      queued: null,
-      transcript: context.queued?.kind === 'text' ? context.queued.text : null,
-    })),
-    /** The interrupting speech, already transcribed, is the next turn. */
-    startOverheardTurn: assign(({ context }) => ({
-      turn: context.turn + 1,
-      pending: context.overheard,
-      confirmed: !context.turnTaking.smart,
-      transcript: null,
-      overheard: null,
-    })),
-    /** The user went on after the short silence: drop the tentative turn, keep its audio. */
-    holdUtterance: assign(({ context }) => ({
-      turn: context.turn - 1,
-      held: context.pending?.kind === 'audio' ? context.pending : null,
-      pending: null,
-      transcript: null,
-    })),
-    dropTurn: assign(({ context }) => ({ turn: context.turn - 1, pending: null, transcript: null })),
-    heard: assign(({ context, event }) => {
-      if (event.type !== 'TRANSCRIBED') return {};
-      const spoken = context.pending?.kind === 'audio' ? event.at - context.pending.speechEndedAt : 0;
-      const wait = endpointingWaitMs(event.text, context.turnTaking.waits);
-      return { transcript: event.text, waitMs: Math.max(0, wait - spoken) };
-    }),
+    startTurn: assign(({ context, event }) => update.startTurn(context, event)),
+    startQueuedTurn: assign(({ context }) => update.startQueuedTurn(context)),
+    startOverheardTurn: assign(({ context }) => update.startOverheardTurn(context)),
+    holdUtterance: assign(({ context }) => update.holdUtterance(context)),
+    dropTurn: assign(({ context }) => update.dropTurn(context)),
+    heard: assign(({ context, event }) => update.heard(context, event)),
     confirm: assign({ confirmed: true }),
-    queueUtterance: assign(({ event }) => (event.type === 'SPEECH_END' ? { queued: turnInput(event) } : {})),
-    overhear: assign(({ context, event }) =>
-      event.type === 'SPEECH_END' ? { overheard: joined(context.overheard, segment(event)) } : {},
-    ),
-    keepTranscript: assign(({ context, event }) =>
-      event.type === 'OVERHEARD' && context.overheard !== null
-        ? { overheard: { ...context.overheard, transcript: event.text } }
-        : {},
-    ),
-    failed: assign(({ event }) => ({
-      endReason: 'error' as const,
-      error: 'error' in event ? describe(event.error) : 'unknown error',
-    })),
+    queueUtterance: assign(({ event }) => update.queueUtterance(event)),
+    overhear: assign(({ context, event }) => update.overhear(context, event)),
+    keepTranscript: assign(({ context, event }) => update.keepTranscript(context, event)),
+    failed: assign(({ event }) => update.failed(event)),
     announceTurn: emit(({ context }) => ({
       type: 'turn_started' as const,
       turn: context.turn,
@@ -153,21 +100,7 @@ export const sessionMachine = setup({
   },
 }).createMachine({
   id: 'session',
-  context: ({ input }) => ({
-    ...input,
-    turn: 0,
-    pending: null,
-    confirmed: false,
-    held: null,
-    waitMs: 0,
-    queued: null,
-    transcript: null,
-    overheard: null,
-    overlapLongEnough: false,
-    endReason: null,
-    error: null,
-    action: null,
-  }),
+  context: ({ input }) => update.initialContext(input),
   initial: 'active',
   states: {
     active: {
@@ -363,23 +296,3 @@ export const sessionMachine = setup({
 });
 
 export type SessionActor = ActorRefFrom<typeof sessionMachine>;
-
-function turnInput(event: Extract<SessionEvent, { type: 'SPEECH_END' } | { type: 'TEXT' }>): TurnInput {
-  return event.type === 'TEXT' ? { kind: 'text', text: event.text, receivedAt: event.receivedAt } : segment(event);
-}
-
-function segment(event: Extract<SessionEvent, { type: 'SPEECH_END' }>): AudioInput {
-  const { audio, startMs, durationMs, speechEndedAt, decidedAt } = event;
-  return { kind: 'audio', audio, startMs, durationMs, speechEndedAt, decidedAt };
-}
-
-/** `next` appended to the utterance held so far (speech after a short silence). */
-function joined(held: AudioInput | null, next: AudioInput): AudioInput {
-  if (held === null) return next;
-  const { audio, startMs } = joinSegments(held, next);
-  return { ...next, audio, startMs, durationMs: audio.length / 16 };
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

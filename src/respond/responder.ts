@@ -11,7 +11,10 @@ import type { TurnRecorder } from '../turns/turn-recorder.js';
 import { toLlmHistory } from './history.js';
 import { answerWithTools } from './tool-loop.js';
 import { withAgentTarget, type CallAction } from '../actions/call-action.js';
-import { callWebhook, type UpstreamFailure } from './webhook.js';
+import { callWebhook } from './webhook.js';
+import { AnswerFailed, describeLlmError, webhookErrorTypes } from './answer-failure.js';
+
+export { AnswerFailed } from './answer-failure.js';
 
 export interface Turn {
   sessionId: string;
@@ -51,13 +54,6 @@ export interface ResponderOptions {
   /** PARLEY_ALLOW_HTTP_TOOLS: tools may be called over plain http on any host. */
   allowHttpTools: boolean;
 }
-
-const webhookErrorTypes: Record<Exclude<UpstreamFailure, 'aborted'>, string> = {
-  http_error: 'webhook_http_error',
-  timeout: 'webhook_timeout',
-  invalid_response: 'webhook_invalid_response',
-  network_error: 'webhook_network_error',
-};
 
 /**
  * Gets the agent's answer to one user turn: the operator's webhook (passthrough) or the preset's
@@ -280,25 +276,4 @@ export class Responder {
       return null;
     }
   }
-}
-
-export class AnswerFailed extends Error {
-  override readonly name = 'AnswerFailed';
-  constructor(
-    message: string,
-    readonly errorId: string | null,
-    readonly aborted: boolean,
-  ) {
-    super(message);
-  }
-}
-
-function describeLlmError(err: unknown, timeoutMs: number): { type: string; message: string; status: number | null } {
-  const e = err as { status?: unknown; name?: string; message?: string };
-  const status = typeof e.status === 'number' ? e.status : null;
-  if (e.name === 'APIConnectionTimeoutError' || /timed? ?out/i.test(e.message ?? '')) {
-    return { type: 'llm_timeout', message: `language model did not answer within ${timeoutMs} ms`, status };
-  }
-  const detail = status === null ? (e.message ?? 'request failed') : `HTTP ${status}`;
-  return { type: 'llm_error', message: `language model call failed: ${detail}`, status };
 }

@@ -1,11 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { OutboxEntry } from '../../src/events/outbox-entry.js';
-import { projectRoot } from '../../src/boot/project-root.js';
 import { HttpReceiver } from '../support/http-receiver.js';
+import { startParleyProcess, type ParleyProcess } from '../support/main-process.js';
 import { startParley, testAdminKey } from '../support/parley.js';
-import { freePort, TestRedis } from '../support/redis-server.js';
+import { TestRedis } from '../support/redis-server.js';
 
 /**
  * Issue 8: at-least-once across kill -9 between storing a record and queueing its event. A real
@@ -39,45 +39,17 @@ beforeEach(async () => {
   events.requests.length = 0;
 });
 
-/** `node --import tsx src/main.ts` on the test's Redis; resolves once it listens. */
-async function startMain(crashAfter: string): Promise<{ url: string; exited: Promise<NodeJS.Signals | null> }> {
-  const port = await freePort();
-  const base = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !name.startsWith('PARLEY_') && name !== 'REDIS_URL'),
-  );
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: projectRoot,
-    env: {
-      ...base,
-      NODE_ENV: 'test',
-      PORT: String(port),
-      PARLEY_HOST: '127.0.0.1',
-      PARLEY_LOG_LEVEL: 'info',
-      PARLEY_ADMIN_API_KEY: testAdminKey,
-      REDIS_URL: redis.url,
-      MODELS_DIR: process.env['MODELS_DIR'] ?? '../shared/models',
-      PARLEY_TEST_CRASH_AFTER_RECORD: crashAfter,
-      // One process: the crash hook kills the process that serves (a cluster would restart the worker).
-      PARLEY_WORKERS: '1',
-      // Without a wake from a write, the relay would not look again before the kill.
-      PARLEY_EVENT_RELAY_INTERVAL_MS: '600000',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+/** A Parley process on the test's Redis that kills itself after storing a `crashAfter` record. */
+async function startMain(crashAfter: string): Promise<ParleyProcess> {
+  const main = await startParleyProcess(redis, {
+    PARLEY_TEST_CRASH_AFTER_RECORD: crashAfter,
+    // One process: the crash hook kills the process that serves (a cluster would restart the worker).
+    PARLEY_WORKERS: '1',
+    // Without a wake from a write, the relay would not look again before the kill.
+    PARLEY_EVENT_RELAY_INTERVAL_MS: '600000',
   });
-  children.push(child);
-  let out = '';
-  child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  const exited = new Promise<NodeJS.Signals | null>((resolve) =>
-    child.once('close', (_code, signal) => resolve(signal)),
-  );
-  const deadline = Date.now() + 30_000;
-  while (!out.includes('Parley listening on')) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`parley exited:\n${out}`);
-    if (Date.now() > deadline) throw new Error(`parley did not start:\n${out}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return { url: `http://127.0.0.1:${port}`, exited };
+  children.push(main.child);
+  return main;
 }
 
 async function outbox(): Promise<OutboxEntry[]> {

@@ -5,7 +5,7 @@ import { adminClient } from '../support/admin-client.js';
 import { HttpReceiver, type Reply } from '../support/http-receiver.js';
 import { startOpenAiServer, type ChatCompletionRequest } from '../support/openai-server.js';
 import { startParley, testAdminKey, type TestParley } from '../support/parley.js';
-import { startParleyProcess, type ParleyProcess } from '../support/parley-process.js';
+import { startParleyProcess, type ParleyProcess } from '../support/main-process.js';
 import { TestRedis } from '../support/redis-server.js';
 
 /**

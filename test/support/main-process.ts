@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { projectRoot } from '../../src/boot/project-root.js';
+import { testAdminKey } from './parley.js';
+import { freePort, type TestRedis } from './redis-server.js';
 
 /**
  * The real entry point (src/main.ts through tsx) in a child process, as `npm start` runs it, with
@@ -49,6 +51,41 @@ export function startMain(env: Record<string, string>): MainProcess {
       }
     });
   return { child, stdout: () => out, stderr: () => err, logs, exited };
+}
+
+export interface ParleyProcess {
+  url: string;
+  child: ChildProcess;
+  /** Resolves with the signal that ended the process (null for a normal exit). */
+  exited: Promise<NodeJS.Signals | null>;
+}
+
+/**
+ * `startMain` on the test's Redis, on a free port, with the test admin key and one process
+ * (PARLEY_WORKERS=1 unless `env` says otherwise); resolves once it listens, and kills it with
+ * SIGKILL if it has not started within `bootTimeoutMs`. `env` adds PARLEY_* settings.
+ */
+export async function startParleyProcess(redis: TestRedis, env: Record<string, string> = {}): Promise<ParleyProcess> {
+  const port = await freePort();
+  const p = startMain({
+    PARLEY_WORKERS: '1',
+    PORT: String(port),
+    PARLEY_ADMIN_API_KEY: testAdminKey,
+    REDIS_URL: redis.url,
+    MODELS_DIR: process.env['MODELS_DIR'] ?? '../shared/models',
+    ...env,
+  });
+  const output = () => `${p.stdout()}${p.stderr()}`;
+  const deadline = Date.now() + bootTimeoutMs;
+  while (!output().includes('Parley listening on')) {
+    if (p.child.exitCode !== null || p.child.signalCode !== null) throw new Error(`parley exited:\n${output()}`);
+    if (Date.now() > deadline) {
+      p.child.kill('SIGKILL');
+      throw new Error(`parley did not start:\n${output()}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return { url: `http://127.0.0.1:${port}`, child: p.child, exited: p.exited.then(({ signal }) => signal) };
 }
 
 /** The log lines whose message matches `msg`. */

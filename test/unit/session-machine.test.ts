@@ -11,7 +11,7 @@ import {
   type SessionMachineInput,
   type SpeakInput,
   type TurnTaking,
-} from './session.machine.js';
+} from '../../machines/session.machine.js';
 
 /** Today's endpointing: SPEECH_END ends the turn (`endpointing_mode: silence`). */
 const silenceMode: TurnTaking = {

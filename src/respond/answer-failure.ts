@@ -1,0 +1,37 @@
+import type { UpstreamFailure } from './webhook.js';
+
+/**
+ * How a failed answer is described: the error record type of each webhook failure, the type and
+ * message of an LLM failure, and the error the streamed answer throws.
+ */
+
+export const webhookErrorTypes: Record<Exclude<UpstreamFailure, 'aborted'>, string> = {
+  http_error: 'webhook_http_error',
+  timeout: 'webhook_timeout',
+  invalid_response: 'webhook_invalid_response',
+  network_error: 'webhook_network_error',
+};
+
+export class AnswerFailed extends Error {
+  override readonly name = 'AnswerFailed';
+  constructor(
+    message: string,
+    readonly errorId: string | null,
+    readonly aborted: boolean,
+  ) {
+    super(message);
+  }
+}
+
+export function describeLlmError(
+  err: unknown,
+  timeoutMs: number,
+): { type: string; message: string; status: number | null } {
+  const e = err as { status?: unknown; name?: string; message?: string };
+  const status = typeof e.status === 'number' ? e.status : null;
+  if (e.name === 'APIConnectionTimeoutError' || /timed? ?out/i.test(e.message ?? '')) {
+    return { type: 'llm_timeout', message: `language model did not answer within ${timeoutMs} ms`, status };
+  }
+  const detail = status === null ? (e.message ?? 'request failed') : `HTTP ${status}`;
+  return { type: 'llm_error', message: `language model call failed: ${detail}`, status };
+}
