@@ -385,3 +385,45 @@ describe('tool failures: the model is told, an error record is written, the turn
     });
   });
 });
+
+describe('built-in actions called by the model', () => {
+  it('end_call: the closing words are the answer, the chat session ends, the model is not asked again', async () => {
+    const agent = await toolAgent([], { end_call_enabled: true });
+    script = () => ({ toolCalls: [{ name: 'end_call', arguments: { closing_words: 'Goodbye, and thanks!' } }] });
+    const res = await chat(agent, 'that is all, bye');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ response: 'Goodbye, and thanks!', ended: true });
+    // end_call was offered beside the (empty) operator tools, and one request sufficed.
+    expect(completions()).toHaveLength(1);
+    expect(completions()[0]!.tools?.map((t) => t.function.name)).toEqual(['end_call']);
+    const again = await chat(agent, 'hello?', res.body.session_id);
+    expect(again.status).toBe(409);
+    const messages = await conversationOf(res.body.session_id);
+    expect(messages.find((m) => m['role'] === 'tool')).toMatchObject({
+      tool_call: { name: 'end_call', result: { ok: true } },
+    });
+  });
+
+  it('transfer goes to the agent’s transfer_to, never a destination the model names', async () => {
+    const agent = await toolAgent([], { transfer_enabled: true, transfer_to: '+15105550100' });
+    script = () => ({
+      toolCalls: [
+        { name: 'transfer', arguments: { reason: 'wants a person', closing_words: 'Transferring you now.' } },
+      ],
+    });
+    const res = await chat(agent, 'let me talk to a human');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      response: 'Transferring you now.',
+      ended: true,
+      transfer: { to: '+15105550100' },
+    });
+  });
+
+  it('built-in actions are not offered when the agent does not enable them', async () => {
+    const agent = await toolAgent([orderTool()]);
+    script = () => 'Hello.';
+    expect((await chat(agent, 'hi')).status).toBe(200);
+    expect(completions()[0]!.tools?.map((t) => t.function.name)).toEqual(['lookup_order']);
+  });
+});
