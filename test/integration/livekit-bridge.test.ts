@@ -206,7 +206,9 @@ describe('LiveKit audio bridge', () => {
   });
 
   it('barge-in: playback pauses at the onset, then the AudioSource queue is cleared and no more frames follow', async () => {
-    transcripts = ['Tell me everything about your menu.', 'Wait, stop, one more question.'];
+    // What STT hears: the answer's question; then the overlap (the VAD ends the segment at the
+    // pause after "stop,"), which interrupts; then the whole utterance, the user having gone on.
+    transcripts = ['Tell me everything about your menu.', 'Wait, stop,', 'Wait, stop, one more question.'];
     audioApi.transcriptions.length = 0;
     const long =
       'We serve breakfast, lunch and dinner every day of the week, with seasonal dishes, fresh bread, and a long list of wines from many regions.';

@@ -121,6 +121,11 @@ export class LivekitTransport implements MediaTransport {
         this.setState('listening');
         break;
       }
+      case 'playback_paused':
+      case 'playback_resumed':
+        // The playout stops (and resumes) sending frames itself; AudioSource has no pause, so what
+        // it already holds (at most the playout's lead) plays out and nothing of the answer is lost.
+        break;
       case 'error':
         this.logger.warn({ room: this.room.name, code: event.code }, event.message);
         break;
