@@ -24,7 +24,12 @@ let events: HttpReceiver;
 let p: TestParley;
 let interrupt: AudioFrame;
 let script: (req: ChatCompletionRequest, index: number) => string | ToolCallsAnswer;
-const transcripts: string[] = [];
+/**
+ * The STT stand-in: the transcript of however much of the utterance the audio holds. Smart
+ * endpointing transcribes the first phrase at the short silence, then the whole utterance again
+ * once the user goes on, as a real STT would hear it.
+ */
+let hear: (seconds: number) => string = () => '';
 const clients: VoiceClient[] = [];
 
 beforeAll(async () => {
@@ -38,7 +43,7 @@ beforeAll(async () => {
   const base = new ProviderSet(config, new ProviderRegistry(config));
   // STT stands in (the LLM server holds OPENAI_BASE_URL); VAD and TTS are the real ones.
   const speech: SpeechProviders = {
-    stt: () => ({ label: 'script', transcribe: async () => transcripts.shift() ?? '' }),
+    stt: () => ({ label: 'script', transcribe: async ({ audio }) => hear(audio.length / 16_000) }),
     tts: (settings) => base.tts(settings),
   };
   p = await startParley(redis, env, { speech });
@@ -48,7 +53,7 @@ beforeEach(() => {
   llm.requests.length = 0;
   tools.requests.length = 0;
   events.requests.length = 0;
-  transcripts.length = 0;
+  hear = () => '';
 });
 
 afterEach(() => {
@@ -154,7 +159,8 @@ it('barge-in during a tool call aborts it; the call is recorded as interrupted a
   client.sendJson({ type: 'text', text: 'Where is order Z-9?' });
   await tools.until(() => tools.requests.length === 1);
   const abandonedBefore = tools.abandoned;
-  transcripts.push('Never mind, thanks.');
+  // interrupt.wav at 1.5× is two phrases (VAD: ~0.9 s, then ~2.6 s joined) with a short pause.
+  hear = (seconds) => (seconds < 1.5 ? 'Never mind,' : 'Never mind, thanks.');
   await client.stream(interrupt, { speed: 1.5 });
   await client.untilEvent('interrupted');
   await tools.until(() => tools.abandoned > abandonedBefore);
