@@ -101,13 +101,19 @@ async function conversationOf(sessionId: string) {
   return res.body.messages as Record<string, unknown>[];
 }
 
-async function toolEvents(count: number) {
+/** The session's `tool_call` events (an earlier test's late delivery is another session's). */
+async function toolEvents(sessionId: string, count: number) {
+  const ofSession = () =>
+    events.requests.filter((r) => {
+      const event = r.json as { type: string; session_id: string };
+      return event.type === 'tool_call' && event.session_id === sessionId;
+    });
   await eventually(
-    () => events.requests.filter((r) => (r.json as { type: string }).type === 'tool_call').length,
+    () => ofSession().length,
     (n) => n >= count,
     { what: `${count} tool_call events` },
   );
-  return events.requests.filter((r) => (r.json as { type: string }).type === 'tool_call');
+  return ofSession();
 }
 
 describe('saving tools', () => {
@@ -227,7 +233,7 @@ describe('a chat turn with tools', () => {
         latency_ms: expect.any(Number),
       },
     });
-    const [event] = await toolEvents(1);
+    const [event] = await toolEvents(res.body.session_id, 1);
     expect(event!.json).toMatchObject({
       type: 'tool_call',
       session_id: res.body.session_id,
@@ -280,7 +286,7 @@ describe('a chat turn with tools', () => {
     ]);
     const messages = await conversationOf(res.body.session_id);
     expect(messages.map((m) => m['role'])).toEqual(['user', 'tool', 'tool', 'agent']);
-    expect(await toolEvents(2)).toHaveLength(2);
+    expect(await toolEvents(res.body.session_id, 2)).toHaveLength(2);
   });
 
   it('follows a chain of two rounds, the second call using the first one’s result', async () => {
@@ -366,7 +372,7 @@ describe('tool failures: the model is told, an error record is written, the turn
         session_id: res.body.session_id,
         details: { tool: 'lookup_order', call_id: 'call_x', failure: c.failure },
       });
-      const [event] = await toolEvents(1);
+      const [event] = await toolEvents(res.body.session_id, 1);
       expect(event!.json).toMatchObject({ data: { status: 'failed', error: { code: c.failure } } });
     });
   }
