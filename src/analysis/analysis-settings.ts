@@ -1,30 +1,5 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { z } from 'zod';
-
-/**
- * JSON Schema (draft-07, what OpenAI's structured outputs and ajv's default speak), checked with
- * ajv. Compiled once per distinct schema text and kept (schemas are few: one per agent).
- */
-const ajv = new Ajv({ allErrors: true, strict: false });
-const compiled = new Map<string, ValidateFunction>();
-const maxCompiled = 1_000;
-
-/** Compiles `schema` (cached); throws ajv's error when it is not a valid JSON Schema. */
-export function compileSchema(schema: Record<string, unknown>): ValidateFunction {
-  const key = JSON.stringify(schema);
-  let validate = compiled.get(key);
-  if (validate === undefined) {
-    validate = ajv.compile(schema);
-    if (compiled.size >= maxCompiled) compiled.clear();
-    compiled.set(key, validate);
-  }
-  return validate;
-}
-
-/** ajv's errors as one line: `/path: message; …`. */
-export function describeSchemaErrors(errors: ErrorObject[] | null | undefined): string {
-  return (errors ?? []).map((e) => `${e.instancePath || '/'}: ${e.message ?? 'invalid'}`).join('; ');
-}
+import { validatorFor } from '../records/json-schema.js';
 
 /** An operator's JSON Schema for the structured fields: an object schema that ajv compiles. */
 const analysisSchemaField = z
@@ -39,7 +14,7 @@ const analysisSchemaField = z
       return;
     }
     try {
-      compileSchema(schema);
+      validatorFor(schema);
     } catch (err) {
       ctx.addIssue({
         code: 'custom',

@@ -2,7 +2,8 @@ import type { OpenAiEndpoint } from '../providers/openai/client.js';
 import { openAiClient } from '../providers/openai/client.js';
 import type { Message } from '../records/conversation.js';
 import type { StoredPreset } from '../records/preset.js';
-import { compileSchema, describeSchemaErrors, type AnalysisSettings } from './analysis-settings.js';
+import { describeErrors, validatorFor } from '../records/json-schema.js';
+import type { AnalysisSettings } from './analysis-settings.js';
 
 export interface AnalysisCall {
   /** The conversation, oldest first. */
@@ -70,9 +71,9 @@ export async function writeAnalysis(call: AnalysisCall): Promise<WrittenAnalysis
   } catch {
     throw new Error(`the model's answer is not JSON: ${content.slice(0, 200)}`);
   }
-  const validate = compileSchema(schema);
+  const validate = validatorFor(schema);
   if (!validate(parsed))
-    throw new Error(`the model's answer does not match the schema: ${describeSchemaErrors(validate.errors)}`);
+    throw new Error(`the model's answer does not match the schema: ${describeErrors(validate.errors)}`);
   const { summary, data } = parsed as { summary: string; data: Record<string, unknown> | null };
   return { summary, data, model: completion.model || llm.model };
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ValidationError } from '../errors.js';
 import { httpUrlSchema } from '../records/common.js';
-import { schemaProblem } from './argument-validator.js';
+import { schemaProblem } from '../records/json-schema.js';
 
 /** Longest a tool call may take, and the default. */
 export const maxToolTimeoutMs = 60_000;

@@ -4,7 +4,7 @@ import type { StoredAgent } from '../records/agent.js';
 import type { ToolCallRecord } from '../records/conversation.js';
 import type { Session } from '../records/session.js';
 import type { Store } from '../store/store.js';
-import { describeErrors, validatorFor } from './argument-validator.js';
+import { describeErrors, validatorFor } from '../records/json-schema.js';
 import { builtInTools, type BuiltInTool, type TurnEnding } from './built-in.js';
 import { postToolCall, type ToolFailure, type ToolResult } from './tool-call.js';
 import { toolUrlProblem, type ToolSettings } from './tool-settings.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { builtInActions } from '../../src/actions/built-in-actions.js';
 import { parseWebhookAction, sipTransferUri, withAgentTarget } from '../../src/actions/call-action.js';
-import { compileSchema } from '../../src/analysis/analysis-settings.js';
+import { validatorFor as compileSchema } from '../../src/records/json-schema.js';
 import { defaultAgentSettings, type StoredAgent } from '../../src/records/agent.js';
 
 const agent = (settings: Partial<StoredAgent> = {}): StoredAgent => ({

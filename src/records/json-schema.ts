@@ -2,10 +2,10 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { BoundedCache } from '../store/bounded-cache.js';
 
 /**
- * JSON Schema (draft-07, ajv) for tools' `parameters`: compiled once when an agent is saved (so a
- * bad schema is a 400 then, not a failed call later) and, per process, once per distinct schema
- * when the model calls the tool. `strict: false` accepts the keywords OpenAI's own examples use
- * (`title`, `examples`, …) that ajv's strict mode would refuse.
+ * Operators' JSON Schemas (draft-07, ajv): tools' `parameters` and post-call analysis' `schema`.
+ * Compiled when an agent is saved (so a bad schema is a 400 then, not a failure later) and, per
+ * process, once per distinct schema when used. `strict: false` accepts the keywords OpenAI's own
+ * examples use (`title`, `examples`, …) that ajv's strict mode would refuse.
  */
 const ajv = new Ajv({ allErrors: true, strict: false });
 const compiled = new BoundedCache<ValidateFunction>(1_000);
