@@ -20,7 +20,7 @@ function describe(code: string | undefined): { status: number; code: string; mes
 
 /**
  * Requests Node's HTTP parser rejects before Koa sees them (headers over 16 KB, bad chunking, an
- * invalid Content-Length, a request line that is not HTTP) get the same JSON error shape as any
+ * invalid Content-Length, a request line that is not HTTP) get the same JSON error shape as every
  * other error, with an X-Request-Id, and the connection is closed, as Node's own handler does.
  * Logged at info, without a stack: it is the client's doing.
  */
