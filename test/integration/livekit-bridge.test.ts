@@ -5,11 +5,11 @@ import type { AudioFrame as PcmFrame } from '../../src/pipeline/audio-frame.js';
 import { readWav } from '../../src/pipeline/wav.js';
 import { eventually } from '../support/eventually.js';
 import { FakeRooms, type FakeRoom, type FrameQueue } from '../support/fake-livekit/fake-room.js';
+import { startLivekitBed, type LivekitBed } from '../support/fake-livekit/livekit-bed.js';
 import { FakeLivekit } from '../support/fake-livekit/server.js';
 import { HttpReceiver, type Reply } from '../support/http-receiver.js';
 import { OpenAiAudioServer } from '../support/openai-audio-server.js';
-import { startParley, type TestParley } from '../support/parley.js';
-import { TestRedis } from '../support/redis-server.js';
+import type { TestParley } from '../support/parley.js';
 
 /**
  * The LiveKit audio bridge end to end, with the room stood in for at its interface: real rtc-node
@@ -21,7 +21,7 @@ import { TestRedis } from '../support/redis-server.js';
 const fixtures = new URL('../fixtures/audio/', import.meta.url);
 let hello: PcmFrame;
 let interrupt: PcmFrame;
-let redis: TestRedis;
+let bed: LivekitBed;
 let fake: FakeLivekit;
 let rooms: FakeRooms;
 let audioApi: OpenAiAudioServer;
@@ -33,28 +33,14 @@ let reply: (transcript: string) => Reply;
 beforeAll(async () => {
   hello = await readWav(new URL('hello.wav', fixtures).pathname);
   interrupt = await readWav(new URL('interrupt.wav', fixtures).pathname);
-  redis = await TestRedis.start();
-  fake = await FakeLivekit.start();
-  rooms = new FakeRooms(fake.apiKey, fake.apiSecret, { realAudioSource: true });
-  audioApi = await OpenAiAudioServer.start({
+  bed = await startLivekitBed({
     transcribe: (call) => transcripts[call.index] ?? `utterance ${call.index}`,
+    reply: (t) => reply(t),
   });
-  webhook = await HttpReceiver.start((req) => reply((req.json as { data: { transcript: string } }).data.transcript));
-  p = await startParley(
-    redis,
-    { ...fake.env, OPENAI_BASE_URL: audioApi.baseUrl, OPENAI_API_KEY: 'sk-test', PARLEY_DRAIN_TIMEOUT_MS: '200' },
-    { livekit: { connect: rooms.connect, worker: { statusIntervalMs: 500 } } },
-  );
-  await eventually(
-    () => fake.registered('parley').length,
-    (n) => n === 1,
-    { what: 'registration' },
-  );
+  ({ fake, rooms, audioApi, webhook, p } = bed);
 });
 afterAll(async () => {
-  await p?.close();
-  await Promise.all([fake?.stop(), audioApi?.close(), webhook?.close()]);
-  await redis?.close();
+  await bed?.close();
 });
 
 /** An agent dispatched to room `name`, and a user with a microphone (returned) who joins it, once the job runs. */

@@ -2,11 +2,10 @@ import { JobStatus } from '@livekit/protocol';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.js';
 import { FakeRooms } from '../support/fake-livekit/fake-room.js';
+import { startLivekitBed, type LivekitBed } from '../support/fake-livekit/livekit-bed.js';
 import { FakeLivekit } from '../support/fake-livekit/server.js';
 import { HttpReceiver, type Reply } from '../support/http-receiver.js';
-import { OpenAiAudioServer } from '../support/openai-audio-server.js';
-import { startParley, type TestParley } from '../support/parley.js';
-import { TestRedis } from '../support/redis-server.js';
+import type { TestParley } from '../support/parley.js';
 
 /**
  * Issue 14 item 2 on LiveKit: a webhook reply's `transfer` hands the (SIP) caller over with
@@ -16,35 +15,19 @@ import { TestRedis } from '../support/redis-server.js';
  * transfer is an error record and the conversation goes on.
  */
 
-let redis: TestRedis;
+let bed: LivekitBed;
 let fake: FakeLivekit;
 let rooms: FakeRooms;
-let audioApi: OpenAiAudioServer;
 let webhook: HttpReceiver;
 let p: TestParley;
 let reply: (transcript: string) => Reply;
 
 beforeAll(async () => {
-  redis = await TestRedis.start();
-  fake = await FakeLivekit.start();
-  rooms = new FakeRooms(fake.apiKey, fake.apiSecret, { realAudioSource: true });
-  audioApi = await OpenAiAudioServer.start({ transcribe: () => 'unused' });
-  webhook = await HttpReceiver.start((req) => reply((req.json as { data: { transcript: string } }).data.transcript));
-  p = await startParley(
-    redis,
-    { ...fake.env, OPENAI_BASE_URL: audioApi.baseUrl, OPENAI_API_KEY: 'sk-test', PARLEY_DRAIN_TIMEOUT_MS: '200' },
-    { livekit: { connect: rooms.connect, worker: { statusIntervalMs: 500 } } },
-  );
-  await eventually(
-    () => fake.registered('parley').length,
-    (n) => n === 1,
-    { what: 'registration' },
-  );
+  bed = await startLivekitBed({ transcribe: () => 'unused', reply: (t) => reply(t) });
+  ({ fake, rooms, webhook, p } = bed);
 });
 afterAll(async () => {
-  await p?.close();
-  await Promise.all([fake?.stop(), audioApi?.close(), webhook?.close()]);
-  await redis?.close();
+  await bed?.close();
 });
 beforeEach(() => {
   fake.transferFailure = null;

@@ -1,0 +1,59 @@
+import type { Reply } from '../http-receiver.js';
+import { eventually } from '../eventually.js';
+import { HttpReceiver } from '../http-receiver.js';
+import { OpenAiAudioServer } from '../openai-audio-server.js';
+import { startParley, type TestParley } from '../parley.js';
+import { TestRedis } from '../redis-server.js';
+import { FakeRooms } from './fake-room.js';
+import { FakeLivekit } from './server.js';
+
+/** A Parley registered with the fake LiveKit, rooms stood in for with a real AudioSource, STT and webhook local. */
+export interface LivekitBed {
+  redis: TestRedis;
+  fake: FakeLivekit;
+  rooms: FakeRooms;
+  audioApi: OpenAiAudioServer;
+  webhook: HttpReceiver;
+  p: TestParley;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the bed and waits for Parley's worker to register as `parley`. `transcribe` answers the
+ * STT calls (by index); `reply` answers the webhook for each transcript.
+ */
+export async function startLivekitBed(o: {
+  transcribe: (call: { index: number }) => string;
+  reply: (transcript: string) => Reply;
+}): Promise<LivekitBed> {
+  const redis = await TestRedis.start();
+  const fake = await FakeLivekit.start();
+  const rooms = new FakeRooms(fake.apiKey, fake.apiSecret, { realAudioSource: true });
+  const audioApi = await OpenAiAudioServer.start({ transcribe: o.transcribe });
+  const webhook = await HttpReceiver.start((req) =>
+    o.reply((req.json as { data: { transcript: string } }).data.transcript),
+  );
+  const p = await startParley(
+    redis,
+    { ...fake.env, OPENAI_BASE_URL: audioApi.baseUrl, OPENAI_API_KEY: 'sk-test', PARLEY_DRAIN_TIMEOUT_MS: '200' },
+    { livekit: { connect: rooms.connect, worker: { statusIntervalMs: 500 } } },
+  );
+  await eventually(
+    () => fake.registered('parley').length,
+    (n) => n === 1,
+    { what: 'registration' },
+  );
+  return {
+    redis,
+    fake,
+    rooms,
+    audioApi,
+    webhook,
+    p,
+    close: async () => {
+      await p.close();
+      await Promise.all([fake.stop(), audioApi.close(), webhook.close()]);
+      await redis.close();
+    },
+  };
+}
