@@ -220,12 +220,16 @@ export const sessionMachine = setup({
               initial: 'playing',
               states: {
                 playing: {
-                  on: { SPEECH_START: { guard: 'interruptible', target: 'paused' } },
+                  on: {
+                    SPEECH_ONSET: { guard: 'interruptible', target: 'paused' },
+                    SPEECH_START: { guard: 'interruptible', target: 'paused' },
+                  },
                 },
                 /**
-                 * The user talks over the agent: playback pauses at once. It is a barge-in if the
-                 * speech says a stop word, or lasts `interruption_min_speech_ms` and is not an
-                 * acknowledgement; otherwise playback resumes where it paused.
+                 * The user talks over the agent: playback pauses at once, on the first window
+                 * that may be speech. It is a barge-in if the speech says a stop word, or lasts
+                 * `interruption_min_speech_ms` and is not an acknowledgement; otherwise (a click,
+                 * a cough, "uh-huh") playback resumes where it paused.
                  */
                 paused: {
                   entry: ['pausePlayback', assign({ overheard: null, overlapLongEnough: false })],
@@ -233,7 +237,14 @@ export const sessionMachine = setup({
                   states: {
                     talking: {
                       after: { interruptionMinSpeech: { actions: assign({ overlapLongEnough: true }) } },
-                      on: { SPEECH_END: { target: 'checking', actions: 'overhear' } },
+                      on: {
+                        SPEECH_END: { target: 'checking', actions: 'overhear' },
+                        // The onset did not last `min_speech`: not speech.
+                        SPEECH_DISMISSED: {
+                          target: '#session.active.turn.speaking.playing',
+                          actions: 'resumePlayback',
+                        },
+                      },
                     },
                     checking: {
                       invoke: {

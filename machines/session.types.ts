@@ -76,6 +76,10 @@ export interface SessionContext extends SessionMachineInput {
 }
 
 export type SessionEvent =
+  /** Maybe speech: a VAD window over the threshold, not yet confirmed. */
+  | { type: 'SPEECH_ONSET' }
+  /** That onset did not last `min_speech`: not speech. */
+  | { type: 'SPEECH_DISMISSED' }
   | { type: 'SPEECH_START' }
   | {
       type: 'SPEECH_END';

@@ -14,6 +14,10 @@ const bytesPerMs = (vadSampleRate * 2) / 1000;
 
 /** What the microphone graph hears. Times are wall-clock ms on `now`'s clock. */
 export type HeardEvent =
+  /** Maybe speech (a window over the threshold, not yet `min_speech`): barge-in pauses playback on it. */
+  | { type: 'speech_onset' }
+  /** The onset did not last: resume what it paused. */
+  | { type: 'speech_dismissed' }
   | { type: 'speech_start' }
   | {
       type: 'speech_end';
@@ -69,7 +73,8 @@ export function listen(audio$: Observable<AudioFrame>, options: ListenOptions): 
       { ...options.vadOptions, maxPendingMs: limits.sessionBacklogBytes / bytesPerMs },
       {
         event(event) {
-          if (event.type === 'speech_start') subscriber.next({ type: 'speech_start' });
+          if (event.type === 'speech_onset' || event.type === 'speech_dismissed' || event.type === 'speech_start')
+            subscriber.next({ type: event.type });
           else if (event.type === 'speech_end')
             subscriber.next({
               type: 'speech_end',

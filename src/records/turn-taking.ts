@@ -11,6 +11,7 @@ export type EndpointingMode = (typeof endpointingModes)[number];
  */
 export const defaultTurnTakingSettings = {
   endpointing_mode: 'smart' as EndpointingMode,
+  transcription_silence_ms: 32,
   preemptive_silence_ms: 200,
   endpointing_punctuation_ms: 300,
   endpointing_number_ms: 1_200,
@@ -32,8 +33,19 @@ export const turnTakingSettingsShape = {
       '`smart`: preemptive transcription at a short silence, then a wait that depends on the words. ' +
       '`silence`: `min_silence_ms` of silence ends the turn.',
   }),
+  transcription_silence_ms: z
+    .number()
+    .int()
+    .min(32)
+    .max(2_000)
+    .meta({
+      description:
+        'Smart mode: silence after which the utterance so far is transcribed, ahead (32: the first silent VAD window). ' +
+        'Each pause longer than this costs an STT call, dropped if the user goes on.',
+    }),
   preemptive_silence_ms: z.number().int().min(64).max(2_000).meta({
-    description: 'Smart mode: silence after which the utterance so far is transcribed (and, enhanced, answered) ahead.',
+    description:
+      'Smart mode, enhanced: silence after which the LLM answer is started, ahead (held back until the turn is confirmed).',
   }),
   endpointing_punctuation_ms: wait('Smart mode: silence that ends a turn whose transcript ends with . ? or !'),
   endpointing_number_ms: wait(
@@ -54,6 +66,7 @@ export const turnTakingSettingsShape = {
 /** The same settings as they appear in the agent record. */
 export const turnTakingRecordShape = {
   endpointing_mode: z.enum(endpointingModes),
+  transcription_silence_ms: z.number().int(),
   preemptive_silence_ms: z.number().int(),
   endpointing_punctuation_ms: z.number().int(),
   endpointing_number_ms: z.number().int(),

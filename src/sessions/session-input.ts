@@ -19,6 +19,8 @@ export interface SessionInputOptions extends Omit<ListenOptions, 'stats' | 'now'
 export function sessionInput(transport: MediaTransport, options: SessionInputOptions): Observable<SessionEvent> {
   const heard = listen(transport.audio$, options).pipe(
     mergeMap((event): Observable<SessionEvent> => {
+      if (event.type === 'speech_onset') return of({ type: 'SPEECH_ONSET' });
+      if (event.type === 'speech_dismissed') return of({ type: 'SPEECH_DISMISSED' });
       if (event.type === 'speech_start') return of({ type: 'SPEECH_START' });
       if (event.type === 'speech_end') return of({ ...event, type: 'SPEECH_END' });
       options.onOverrun(event.reason);

@@ -116,8 +116,9 @@ export class VoiceSession {
               vad: deps.vad,
               vadOptions: {
                 threshold: agent.vad_threshold,
-                // smart endpointing: the VAD cuts at the short silence, the machine decides the turn
-                minSilenceMs: smart ? agent.preemptive_silence_ms : agent.min_silence_ms,
+                // smart endpointing: the VAD cuts at a very short silence (transcription starts), the
+                // reply answers ahead at preemptive_silence_ms, the machine decides the turn
+                minSilenceMs: smart ? agent.transcription_silence_ms : agent.min_silence_ms,
                 prefixPaddingMs: agent.prefix_padding_ms,
                 maxUtteranceMs: agent.max_utterance_ms,
               },

@@ -8,12 +8,14 @@ import {
   merge,
   mergeMap,
   of,
+  race,
   ReplaySubject,
   shareReplay,
   Subject,
   take,
   takeUntil,
   tap,
+  timer,
   type Observable,
   type OperatorFunction,
 } from 'rxjs';
@@ -74,7 +76,7 @@ export function turnEvents(
       const failed = report?.failed ?? held.find((e) => e.type === 'failed')?.message ?? null;
       return failed === null ? { type: 'REPLY_DONE' } : { type: 'REPLY_FAILED', error: failed };
     };
-    const stages = gatedStages(graph, confirmedAt$);
+    const stages = gatedStages(graph, origin, confirmed, confirmedAt$);
     const replied = reply(replySource(origin), stages, afterConfirmation(confirmedAt$, graph.speak));
     /** A tentative turn whose transcription failed is reported as failed all the same. */
     const reportFailure = defer(() => {
@@ -110,14 +112,33 @@ export function turnEvents(
   });
 }
 
-/** In passthrough mode the webhook answers only confirmed turns; an LLM may start ahead. */
-function gatedStages(graph: TurnGraph, confirmedAt$: Observable<number>): ReplyStages {
-  if (graph.agent.mode !== 'passthrough') return graph.stages;
+/**
+ * When the answer may start. In passthrough mode the webhook answers only confirmed turns (SPEC
+ * §4.5: once per utterance). In enhanced mode a tentative turn's LLM starts ahead, once the user
+ * has been silent `preemptive_silence_ms` (transcription ran from the first silent window), or
+ * at confirmation if that comes first.
+ */
+function gatedStages(
+  graph: TurnGraph,
+  origin: TurnOrigin,
+  confirmed: boolean,
+  confirmedAt$: Observable<number>,
+): ReplyStages {
+  let gate: Observable<unknown>;
+  if (graph.agent.mode === 'passthrough') gate = confirmedAt$;
+  else if (confirmed || origin.kind !== 'audio') return graph.stages;
+  else {
+    const preemptAt = origin.speechEndedAt + graph.agent.preemptive_silence_ms;
+    gate = race(
+      confirmedAt$,
+      defer(() => timer(Math.max(0, preemptAt - graph.now()))),
+    );
+  }
   return {
     ...graph.stages,
     answer: (transcript) =>
       concat(
-        confirmedAt$.pipe(ignoreElements()),
+        gate.pipe(take(1), ignoreElements()),
         defer(() => graph.stages.answer(transcript)),
       ),
   };

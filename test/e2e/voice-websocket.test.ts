@@ -87,6 +87,9 @@ async function agentWith(settings: Record<string, unknown> = {}, sttModel = 'whi
       webhook_url: webhook.url,
       events_url: events.url,
       preset_id: preset.body.id,
+      // the fake STT answers by call number: one call per utterance (no transcription at the short
+      // pauses inside the fixtures' sentences; voice-turn-taking.test.ts covers that)
+      transcription_silence_ms: 200,
       ...settings,
     },
   });

@@ -6,6 +6,7 @@ const bed = parleyForFile();
 
 const defaults = {
   endpointing_mode: 'smart',
+  transcription_silence_ms: 32,
   preemptive_silence_ms: 200,
   endpointing_punctuation_ms: 300,
   endpointing_number_ms: 1_200,
@@ -28,6 +29,7 @@ describe('turn-taking settings', () => {
     const patched = await bed.p.request('PATCH', path, {
       body: {
         endpointing_mode: 'silence',
+        transcription_silence_ms: 96,
         preemptive_silence_ms: 160,
         endpointing_number_ms: 2_000,
         smart_turn_threshold: 0.7,
@@ -38,6 +40,7 @@ describe('turn-taking settings', () => {
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({
       endpointing_mode: 'silence',
+      transcription_silence_ms: 96,
       preemptive_silence_ms: 160,
       endpointing_number_ms: 2_000,
       smart_turn_threshold: 0.7,
@@ -49,6 +52,7 @@ describe('turn-taking settings', () => {
     const bad = await bed.p.request('PATCH', path, {
       body: {
         endpointing_mode: 'psychic',
+        transcription_silence_ms: 0,
         preemptive_silence_ms: 10,
         endpointing_max_ms: -1,
         endpointing_default_ms: 1.5,
@@ -63,6 +67,7 @@ describe('turn-taking settings', () => {
     expect(new Set(paths)).toEqual(
       new Set([
         'endpointing_mode',
+        'transcription_silence_ms',
         'preemptive_silence_ms',
         'endpointing_max_ms',
         'endpointing_default_ms',

@@ -58,7 +58,15 @@ async function agent(): Promise<{ id: string; agent_token: string }> {
     },
   });
   const res = await p.request('POST', '/admin/v1/agents', {
-    body: { name: 'sdk', mode: 'passthrough', webhook_url: webhook.url, preset_id: preset.body.id },
+    body: {
+      name: 'sdk',
+      mode: 'passthrough',
+      webhook_url: webhook.url,
+      preset_id: preset.body.id,
+      // the fake STT answers by call number: one call per utterance (no transcription at the short
+      // pauses inside the fixtures' sentences; test/e2e/voice-turn-taking covers that)
+      transcription_silence_ms: 200,
+    },
   });
   expect(res.status).toBe(201);
   return res.body;

@@ -64,6 +64,9 @@ async function roomJoinedBy<T>(name: string, settings: Record<string, unknown>, 
       webhook_url: webhook.url,
       preset_id: preset.body.id,
       greeting: null,
+      // the fake STT answers by call number: one call per utterance (no transcription at the short
+      // pauses inside the fixtures' sentences; test/e2e/voice-turn-taking covers that)
+      transcription_silence_ms: 200,
       ...settings,
     },
   });

@@ -15,6 +15,21 @@ describe('sentence splitting', () => {
     expect(s.flush()).toBe('');
   });
 
+  it('lets the first piece end at a clause, so speech starts sooner; later pieces are whole sentences', async () => {
+    const s = new SentenceSplitter();
+    expect(s.push('Sure,')).toEqual([]);
+    expect(s.push(' let me check, then')).toEqual(['Sure,']);
+    expect(s.push(' call you. Bye, now. ')).toEqual(['let me check, then call you.', 'Bye, now.']);
+    expect(await split(['It costs 1,000 dollars, ', 'or 900, cash.'])).toEqual([
+      'It costs 1,000 dollars,',
+      'or 900, cash.',
+    ]);
+    expect(await split(['Hours: nine to five. Yes.'])).toEqual(['Hours: nine to five.', 'Yes.']);
+    // off: sentences only
+    const whole = await lastValueFrom(from(['Sure, let me check. Ok.']).pipe(splitSentences(240, false), toArray()));
+    expect(whole).toEqual(['Sure, let me check.', 'Ok.']);
+  });
+
   it('keeps closing quotes and brackets with their sentence, and splits on newlines and ellipses', async () => {
     expect(await split(['He said "stop." Then', ' left (quickly.) Well… ok\n\nnext'])).toEqual([
       'He said "stop."',

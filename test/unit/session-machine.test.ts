@@ -256,6 +256,45 @@ describe('session machine', () => {
       expect(log.stopped).toEqual([]);
     });
 
+    it('pauses on the first window that may be speech (SPEECH_ONSET), before it is confirmed', () => {
+      const m = start();
+      m.actor.send({ type: 'SPEECH_START' });
+      m.actor.send(utterance);
+      m.actor.send({ type: 'TRANSCRIBED', text: 'first question', at: 1_600 });
+      m.actor.send({ type: 'AUDIO_STARTED' });
+      m.actor.send({ type: 'SPEECH_ONSET' });
+      expect(m.state()).toBe('{"active":{"turn":{"speaking":{"paused":"talking"}}}}');
+      expect(kinds(m.log.emitted)).toEqual(['turn_started', 'playback_paused']);
+      // confirmed speech changes nothing: playback stays paused, the words will decide
+      m.actor.send({ type: 'SPEECH_START' });
+      expect(kinds(m.log.emitted)).toEqual(['turn_started', 'playback_paused']);
+    });
+
+    it('an onset dismissed before min_speech (a click) resumes playback at once: no check, no interruption', () => {
+      const m = start();
+      m.actor.send({ type: 'SPEECH_START' });
+      m.actor.send(utterance);
+      m.actor.send({ type: 'TRANSCRIBED', text: 'first question', at: 1_600 });
+      m.actor.send({ type: 'AUDIO_STARTED' });
+      m.actor.send({ type: 'SPEECH_ONSET' });
+      m.actor.send({ type: 'SPEECH_DISMISSED' });
+      expect(m.state()).toBe('{"active":{"turn":{"speaking":"playing"}}}');
+      expect(kinds(m.log.emitted)).toEqual(['turn_started', 'playback_paused', 'playback_resumed']);
+      expect(m.log.checks).toEqual([]);
+      expect(m.log.stopped).toEqual([]);
+    });
+
+    it('with interruptions off an onset pauses nothing', () => {
+      const m = start({ interruptionsEnabled: false });
+      m.actor.send({ type: 'SPEECH_START' });
+      m.actor.send(utterance);
+      m.actor.send({ type: 'TRANSCRIBED', text: 'first question', at: 1_600 });
+      m.actor.send({ type: 'AUDIO_STARTED' });
+      m.actor.send({ type: 'SPEECH_ONSET' });
+      expect(m.state()).toBe('{"active":{"turn":{"speaking":"playing"}}}');
+      expect(kinds(m.log.emitted)).toEqual(['turn_started']);
+    });
+
     it('interrupts after interruption_min_speech_ms once the words are not an acknowledgement; they are the next turn', () => {
       const { actor, clock, log, state } = overTheAgent();
       clock.increment(300);

@@ -22,8 +22,14 @@ afterAll(async () => {
   await vad.close();
 });
 
-function run(audio: AudioFrame, frameSamples: number, options: Partial<VadOptions> = {}): Promise<VadEvent[]> {
+function runAll(audio: AudioFrame, frameSamples: number, options: Partial<VadOptions> = {}): Promise<VadEvent[]> {
   return lastValueFrom(from(sliceFrames(audio, frameSamples)).pipe(detectSpeech(vad, options), toArray()));
+}
+
+/** The decisions, without the unconfirmed onsets (and their dismissals) in between. */
+async function run(audio: AudioFrame, frameSamples: number, options: Partial<VadOptions> = {}): Promise<VadEvent[]> {
+  const events = await runAll(audio, frameSamples, options);
+  return events.filter((e) => e.type !== 'speech_onset' && e.type !== 'speech_dismissed');
 }
 
 /** Event types and times, with the utterance reduced to its length, for comparing runs. */
@@ -75,6 +81,23 @@ describe('Silero VAD on real speech', () => {
     );
   });
 
+  it('announces each utterance at its first speech window (speech_onset), min_speech before speech_start', async () => {
+    const audio = await fixture('hello.wav');
+    const events = await runAll(audio, 320);
+    const onset = events.find((e) => e.type === 'speech_onset');
+    const start = events.find((e) => e.type === 'speech_start');
+    expect(events.indexOf(onset!)).toBeLessThan(events.indexOf(start!));
+    expect(onset!.atMs).toBe(start!.atMs);
+    expect(onset!.detectedAtMs).toBe(onset!.atMs + 32);
+    expect(start!.detectedAtMs - onset!.detectedAtMs).toBeGreaterThanOrEqual(100 - 32);
+    // every onset is either confirmed (speech_start at the same onset) or dismissed
+    for (const o of events.filter((e) => e.type === 'speech_onset')) {
+      const next = events[events.indexOf(o) + 1];
+      expect(['speech_start', 'speech_dismissed']).toContain(next?.type);
+      expect(next!.atMs).toBe(o.atMs);
+    }
+  });
+
   it('finds two utterances in two-utterances.wav', async () => {
     const audio = await fixture('two-utterances.wav');
     const spans = energySpans(audio);
@@ -121,9 +144,9 @@ describe('Silero VAD on real speech', () => {
   it('gives the same events for the 48 kHz file through resampleTo(16000)', async () => {
     const reference = await run(await fixture('hello.wav'), 320);
     const audio48 = await fixture('hello-48k.wav');
-    const events = await lastValueFrom(
-      from(sliceFrames(audio48, 960)).pipe(resampleTo(16000), detectSpeech(vad), toArray()),
-    );
+    const events = (
+      await lastValueFrom(from(sliceFrames(audio48, 960)).pipe(resampleTo(16000), detectSpeech(vad), toArray()))
+    ).filter((e) => e.type === 'speech_start' || e.type === 'speech_end');
     expect(events.map((e) => e.type)).toEqual(reference.map((e) => e.type));
     events.forEach((e, i) => expect(Math.abs(e.atMs - reference[i]!.atMs)).toBeLessThanOrEqual(64));
   });

@@ -16,16 +16,31 @@ describe('SpeechGate (marbles)', () => {
     scheduler().run(({ cold, expectObservable }) => {
       const probabilities = cold('baaabbbbb|', p);
       const expected: Record<string, SpeechDecision> = {
+        o: { type: 'onset', onsetMs: 32, atMs: 64 },
         s: { type: 'start', onsetMs: 32, atMs: 96 },
         e: { type: 'end', onsetMs: 32, speechEndMs: 128, atMs: 224, reason: 'silence' },
       };
-      expectObservable(probabilities.pipe(gateSpeech(opts, windowMs))).toBe('--s---e--|', expected);
+      expectObservable(probabilities.pipe(gateSpeech(opts, windowMs))).toBe('-os---e--|', expected);
     });
   });
 
-  it('ignores blips shorter than minSpeechMs', () => {
+  it('announces each blip at once and dismisses it when it is shorter than minSpeechMs', () => {
     scheduler().run(({ cold, expectObservable }) => {
-      expectObservable(cold('abababmab|', p).pipe(gateSpeech(opts, windowMs))).toBe('---------|');
+      const at = (ms: number): { o: SpeechDecision; d: SpeechDecision } => ({
+        o: { type: 'onset', onsetMs: ms, atMs: ms + windowMs },
+        d: { type: 'dismissed', onsetMs: ms, atMs: ms + 2 * windowMs },
+      });
+      const expected: Record<string, SpeechDecision> = {
+        a: at(0).o,
+        b: at(0).d,
+        c: at(64).o,
+        d: at(64).d,
+        e: at(128).o,
+        f: at(128).d,
+        g: at(224).o,
+        h: at(224).d,
+      };
+      expectObservable(cold('abababmab|', p).pipe(gateSpeech(opts, windowMs))).toBe('abcdef-gh|', expected);
     });
   });
 
@@ -34,10 +49,11 @@ describe('SpeechGate (marbles)', () => {
       // pause "bb" (64 ms) is bridged; then "bmb" = 96 ms of not-speech ends it
       const probabilities = cold('aaabbaabmbb|', p);
       const expected: Record<string, SpeechDecision> = {
+        o: { type: 'onset', onsetMs: 0, atMs: 32 },
         s: { type: 'start', onsetMs: 0, atMs: 64 },
         e: { type: 'end', onsetMs: 0, speechEndMs: 224, atMs: 320, reason: 'silence' },
       };
-      expectObservable(probabilities.pipe(gateSpeech(opts, windowMs))).toBe('-s-------e-|', expected);
+      expectObservable(probabilities.pipe(gateSpeech(opts, windowMs))).toBe('os-------e-|', expected);
     });
   });
 
@@ -56,9 +72,9 @@ describe('SpeechGate (marbles)', () => {
   it('gives each subscription its own state', () => {
     scheduler().run(({ cold, expectObservable }) => {
       const gated = cold('aaab|', p).pipe(gateSpeech(opts, windowMs));
-      const start = { s: { type: 'start', onsetMs: 0, atMs: 64 } };
-      expectObservable(gated).toBe('-s--|', start);
-      expectObservable(gated).toBe('-s--|', start);
+      const start = { o: { type: 'onset', onsetMs: 0, atMs: 32 }, s: { type: 'start', onsetMs: 0, atMs: 64 } };
+      expectObservable(gated).toBe('os--|', start);
+      expectObservable(gated).toBe('os--|', start);
     });
   });
 });

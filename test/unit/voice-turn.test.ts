@@ -41,7 +41,7 @@ const input: SessionMachineInput = {
     stopWords: ['stop', 'wait'],
   },
 };
-const agent = { id: 'agt_1', mode: 'passthrough' } as StoredAgent;
+const agent = { id: 'agt_1', mode: 'passthrough', preemptive_silence_ms: 200 } as StoredAgent;
 const session = { id: 'ses_1', conversation_id: 'cnv_1' } as Session;
 
 type Cold = TestScheduler['createColdObservable'];
@@ -225,7 +225,8 @@ describe('smart endpointing: the reply prepared at the short silence', () => {
       { smart: true, mode: 'enhanced' },
     );
     expect(answered).toHaveLength(1);
-    // transcript at 100, answer ready at 150, confirmed at 300 (punctuation wait)
+    // transcript at 100, answer started at 200 (preemptive_silence_ms after the speech end) and ready
+    // at 250, confirmed at 300 (punctuation wait)
     expect(types(sent)).toEqual([
       [300, 'transcript'],
       [300, 'response'],
@@ -235,6 +236,23 @@ describe('smart endpointing: the reply prepared at the short silence', () => {
     ]);
     expect(sent.find(([, e]) => e === 'audio')?.[0]).toBe(300);
     expect(recorded.map(([kind]) => kind)).toEqual(['user', 'answered', 'played']);
+  });
+
+  it('the answer starts preemptive_silence_ms after the end of speech, not at the transcript; at once when confirmed sooner', async () => {
+    const started: number[] = [];
+    await converse(
+      (cold) => cold('a', { a: utterance(0) }),
+      (cold) => ({
+        transcribe: () => cold('40ms a|', { a: 'What time is it?' }),
+        answer: () => {
+          started.push(asyncScheduler.now());
+          return cold('10ms a|', { a: 'Noon.' });
+        },
+        synthesize: () => cold('s|', { s: new Int16Array(100) }),
+      }),
+      { smart: true, mode: 'enhanced' },
+    );
+    expect(started).toEqual([200]);
   });
 
   it('dropped when the user goes on: nothing sent, nothing stored, the webhook called once for the whole utterance', async () => {

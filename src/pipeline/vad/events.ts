@@ -4,7 +4,28 @@ import type { SpeechEndReason } from './speech-gate.js';
  * What a VAD stream emits. Times are stream time in ms: 0 is the first sample pushed into the
  * stream (after resampling), so they line up with the audio, not with the wall clock.
  */
-export type VadEvent = SpeechStartEvent | SpeechEndEvent | VadInferenceEvent;
+export type VadEvent = SpeechOnsetEvent | SpeechDismissedEvent | SpeechStartEvent | SpeechEndEvent | VadInferenceEvent;
+
+/**
+ * A window scored at or above the threshold while idle: speech may have begun. Not yet confirmed
+ * (that is `speech_start`, after `minSpeechMs`); a barge-in pauses playback on it, at once.
+ */
+export interface SpeechOnsetEvent {
+  type: 'speech_onset';
+  /** Start of the window. */
+  atMs: number;
+  /** End of the window (when it could be known). */
+  detectedAtMs: number;
+}
+
+/** The run announced by `speech_onset` fell silent before `minSpeechMs`: not speech after all. */
+export interface SpeechDismissedEvent {
+  type: 'speech_dismissed';
+  /** Onset of the run. */
+  atMs: number;
+  /** End of the window that broke the run. */
+  detectedAtMs: number;
+}
 
 export interface SpeechStartEvent {
   type: 'speech_start';

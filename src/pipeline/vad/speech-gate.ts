@@ -7,6 +7,13 @@ import { defer, filter, map, type OperatorFunction } from 'rxjs';
 import { resolveVadOptions, type VadOptions } from './options.js';
 
 export type SpeechDecision =
+  /**
+   * The first window at or above the threshold while idle: maybe speech, not yet confirmed. Comes
+   * only when confirming takes longer than this one window (`minSpeechMs` > the window).
+   */
+  | { type: 'onset'; onsetMs: number; atMs: number }
+  /** The run that began at `onsetMs` fell below the threshold before lasting `minSpeechMs`: a click, not speech. */
+  | { type: 'dismissed'; onsetMs: number; atMs: number }
   /** Speech confirmed (lasted `minSpeechMs`); it began at `onsetMs`. */
   | { type: 'start'; onsetMs: number; atMs: number }
   /** Speech over: last speech window ended at `speechEndMs`; decided at `atMs`. */
@@ -50,16 +57,18 @@ export class SpeechGate {
     const windowStartMs = windowEndMs - this.windowMs;
     if (!this.#speaking) {
       if (probability >= this.#threshold) {
-        if (this.#onsetMs < 0) this.#onsetMs = windowStartMs;
+        const first = this.#onsetMs < 0;
+        if (first) this.#onsetMs = windowStartMs;
         if (windowEndMs - this.#onsetMs >= this.#opts.minSpeechMs) {
           this.#speaking = true;
           this.#silenceFromMs = -1;
           return { type: 'start', onsetMs: this.#onsetMs, atMs: windowEndMs };
         }
-      } else {
-        this.#onsetMs = -1;
+        return first ? { type: 'onset', onsetMs: this.#onsetMs, atMs: windowEndMs } : null;
       }
-      return null;
+      const onsetMs = this.#onsetMs;
+      this.#onsetMs = -1;
+      return onsetMs < 0 ? null : { type: 'dismissed', onsetMs, atMs: windowEndMs };
     }
     if (probability < this.#negThreshold) {
       if (this.#silenceFromMs < 0) this.#silenceFromMs = windowStartMs;

@@ -179,6 +179,9 @@ export class VadStream implements BatchRow {
   }
 
   #toEvent(decision: SpeechDecision): VadEvent {
+    if (decision.type === 'onset') return { type: 'speech_onset', atMs: decision.onsetMs, detectedAtMs: decision.atMs };
+    if (decision.type === 'dismissed')
+      return { type: 'speech_dismissed', atMs: decision.onsetMs, detectedAtMs: decision.atMs };
     if (decision.type === 'start') return { type: 'speech_start', atMs: decision.onsetMs, detectedAtMs: decision.atMs };
     const onset = Math.round(decision.onsetMs * samplesPerMs);
     const from = Math.max(this.#ring.oldest, onset - this.#prefixSamples);
