@@ -98,7 +98,8 @@ export async function main(options: VadBenchOptions = defaultVadBenchOptions): P
   const frames48 = sliceFrames(audio48, (48000 * options.frameMs) / 1000);
   const rtcFrames48 = frames48.map((f) => new RtcAudioFrame(f.samples.slice(), 48000, 1, f.samples.length));
 
-  const parleyVad = await SileroVad.load();
+  // silence floor off: every window goes to the model, as in the plugin (this compares the model's cost per window)
+  const parleyVad = await SileroVad.load({ silenceFloorDbfs: 'off' });
   const model = await SileroModel.load();
   const plugin = await startPluginSide(options);
   const n = options.streams;
@@ -264,7 +265,7 @@ export async function main(options: VadBenchOptions = defaultVadBenchOptions): P
     '',
     `Audio: ${vadBenchFixtures.join(', ')} × ${options.repeats} (${round(audioS, 1)} s) at 16 kHz in ${options.frameMs} ms frames, as fast as each side takes them (the batched row: ${n} streams at once, each from another offset, so every batch holds ${n} different windows; CPU per stream = process CPU ÷ ${n}); ` +
       `resampling rows: hello-48k.wav repeated (${round(audio48S, 1)} s). CPU = process user+system time (all threads), median of ${options.rounds} alternating rounds after a warm-up. ` +
-      "Same ONNX file, one intra-op thread, both sides; the plugin runs in a child process (its bundled onnxruntime-node 1.24 cannot load beside Parley's 1.30), each process timing its own CPU. Streams per core = 1000 ÷ CPU ms per audio second (model + stream logic only; no transport).",
+      "Same ONNX file, one intra-op thread, both sides; Parley's silence floor off (every window through the model, as in the plugin); the plugin runs in a child process (its bundled onnxruntime-node 1.24 cannot load beside Parley's 1.30), each process timing its own CPU. Streams per core = 1000 ÷ CPU ms per audio second (model + stream logic only; no transport).",
     `Machine: ${machine.cpu_count} × ${machine.cpu_model}, Node ${machine.node}, load ${machine.load_avg_1m} at start; ${at}.`,
   ].join('\n');
   await writeResults(

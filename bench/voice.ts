@@ -58,6 +58,7 @@ export async function main(overrides: Partial<VoiceBenchOptions> = {}): Promise<
       PARLEY_RATE_LIMIT_RPM: '1000000',
       PARLEY_RATE_LIMIT_BURST: '1000000',
       MODELS_DIR: process.env['MODELS_DIR'] ?? '../shared/models',
+      PARLEY_VAD_SILENCE_FLOOR_DBFS: process.env['PARLEY_VAD_SILENCE_FLOOR_DBFS'],
     });
     parley = await openParley(
       { ...config, adminApiKey: adminKey, redisUrl: redis.url },
@@ -73,7 +74,7 @@ export async function main(overrides: Partial<VoiceBenchOptions> = {}): Promise<
     );
     const agentToken = await createAgent(url, `${webhook.url}/hook`);
     const redisPid = Number(/process_id:(\d+)/.exec(String(await parley.redis.info('server')))?.[1] ?? Number.NaN);
-    const triggers = await findTriggers(options);
+    const triggers = await findTriggers(options, config.vadSilenceFloorDbfs);
     clients = await VoiceClientProcess.start();
 
     console.log(`voice (a): ${options.warmupTurns} + ${options.turns} audio turns, each followed by a text turn…`);
@@ -97,6 +98,7 @@ export async function main(overrides: Partial<VoiceBenchOptions> = {}): Promise<
       clients,
       triggers: triggers.load,
       unloadedP50: row(turnLatency.rows, measures.clientTranscript).p50_ms,
+      silenceFloorDbfs: config.vadSilenceFloorDbfs,
       cpu: {
         redis: () => processCpuMs(redisPid),
         webhook: () => webhook!.cpuMs(),

@@ -103,6 +103,11 @@ export const envSchema = z.object({
   PARLEY_MAX_SESSIONS: int(1, 100_000).default(100),
   PARLEY_DRAIN_TIMEOUT_MS: int(0, 3_600_000).default(10_000),
   PARLEY_WORKERS: int(1, 256).optional(),
+  PARLEY_VAD_SILENCE_FLOOR_DBFS: z
+    .string()
+    .transform((v) => (v.trim() === 'off' ? ('off' as const) : Number(v)))
+    .refine((v) => v === 'off' || (v >= -120 && v <= 0), 'must be a level in dBFS from -120 to 0, or off')
+    .default(-60),
 });
 
 export interface Config {
@@ -162,6 +167,8 @@ export interface Config {
   readonly drainTimeoutMs: number;
   /** Processes serving the port (node:cluster); 1: a single process, no cluster. Default: the cores. */
   readonly workers: number;
+  /** VAD windows quieter than this (dBFS) outside an utterance skip the model (scored 0); `off`: none do. */
+  readonly vadSilenceFloorDbfs: number | 'off';
 }
 
 /** RAG: embeddings, upload limit, chunking, retrieval and ingestion (src/rag). */
@@ -288,5 +295,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxSessions: e.PARLEY_MAX_SESSIONS,
     drainTimeoutMs: e.PARLEY_DRAIN_TIMEOUT_MS,
     workers: e.PARLEY_WORKERS ?? availableParallelism(),
+    vadSilenceFloorDbfs: e.PARLEY_VAD_SILENCE_FLOOR_DBFS,
   });
 }

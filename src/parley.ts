@@ -166,7 +166,7 @@ export async function createServices(
   livekitOverrides?: LivekitPlaneOverrides,
 ): Promise<Services> {
   // One VAD worker per process: every voice session's windows run there in shared batches.
-  const vad = await SileroVad.load({ logger });
+  const vad = await SileroVad.load({ logger, silenceFloorDbfs: config.vadSilenceFloorDbfs });
   const endOfTurnModel = await loadSmartTurn(config.modelsDir, logger);
   const outbox = new EventOutbox({
     redisUrl: config.redisUrl,

@@ -18,6 +18,8 @@ export interface LoadContext {
   clients: VoiceClientProcess;
   triggers: number[];
   unloadedP50: number;
+  /** The server's VAD silence floor (reported with the rows' skipped windows). */
+  silenceFloorDbfs: number | 'off';
   cpu: { redis: () => number; webhook: () => number; clients: () => number };
 }
 
@@ -65,6 +67,7 @@ export async function measureLoad(options: VoiceBenchOptions, ctx: LoadContext):
     stagger_ms: options.staggerMs,
     lag_limit_ms: options.lagLimitMs,
     unloaded_transcript_p50_ms: round(ctx.unloadedP50, 3),
+    vad_silence_floor_dbfs: ctx.silenceFloorDbfs,
     idle,
     rows,
     max_sessions_within_limit: best,
@@ -153,6 +156,7 @@ async function loadStep(
   const vadStats = ctx.parley.services.vad.stats;
   const vadBatches = vadStats.batches - vadBefore.batches;
   const vadWindows = vadStats.windows - vadBefore.windows;
+  const vadSkipped = vadStats.skipped - vadBefore.skipped;
   loop.disable();
   const wall = performance.now() - before.at;
   const parleyCpu = process.cpuUsage(before.parley);
@@ -184,6 +188,8 @@ async function loadStep(
     vad_batches: {
       batches: vadBatches,
       windows: vadWindows,
+      skipped: vadSkipped,
+      skipped_pct: vadWindows + vadSkipped === 0 ? 0 : round((100 * vadSkipped) / (vadWindows + vadSkipped), 1),
       mean_batch: vadBatches === 0 ? 0 : round(vadWindows / vadBatches, 1),
       largest_so_far: vadStats.largestBatch,
     },

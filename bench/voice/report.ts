@@ -59,8 +59,19 @@ export interface LoadRow {
   transcript_ms: Percentiles;
   /** transcript_ms p99 − its unloaded median from (a). */
   transcript_lag_p99_ms: number;
-  /** VAD batches run on the worker over the step: how many, the windows they held, and their mean size. */
-  vad_batches: { batches: number; windows: number; mean_batch: number; largest_so_far: number };
+  /**
+   * VAD batches run on the worker over the step: how many, the windows they held, and their mean
+   * size; `skipped`: windows scored 0 under the silence floor without the model, `skipped_pct` their
+   * share of all windows scored.
+   */
+  vad_batches: {
+    batches: number;
+    windows: number;
+    skipped: number;
+    skipped_pct: number;
+    mean_batch: number;
+    largest_so_far: number;
+  };
   /** CPU time ÷ wall time over the step: cores each process used; `parley_main` is Parley's event-loop thread alone. */
   cores: { parley: number; parley_main: number; clients: number; redis: number; webhook: number };
   /**
@@ -84,6 +95,8 @@ export interface LoadReport {
   lag_limit_ms: number;
   /** Median end-of-speech frame → transcript with one idle session, from (a). */
   unloaded_transcript_p50_ms: number;
+  /** The server's PARLEY_VAD_SILENCE_FLOOR_DBFS. */
+  vad_silence_floor_dbfs: number | 'off';
   /** Parley with no session, over 3 s: event-loop delay (the machine's noise floor) and CPU ms per s. */
   idle: { frame_lag_ms: Percentiles; cpu_ms_per_s: { all: number; main: number } };
   rows: LoadRow[];
@@ -148,6 +161,7 @@ export function renderMarkdown(report: VoiceReport): string {
     'transcript p99 ms',
     'transcript lag p99 ms',
     'VAD batches (mean size)',
+    'VAD windows skipped %',
     'KB per idle session (RSS)',
     'Parley cores (loop thread)',
     'Parley CPU ms per session-s (loop thread)',
@@ -167,6 +181,7 @@ export function renderMarkdown(report: VoiceReport): string {
       f(r.transcript_ms.p99_ms),
       f(r.transcript_lag_p99_ms),
       `${r.vad_batches.batches} (${f(r.vad_batches.mean_batch)})`,
+      r.vad_batches.skipped_pct.toFixed(1),
       `${f(r.memory_per_idle_session_kb.live)} (${f(r.memory_per_idle_session_kb.rss)})`,
       `${f(r.cores.parley)} (${f(r.cores.parley_main)})`,
       `${f(r.parley_cpu_ms_per_session_s.all)} (${f(r.parley_cpu_ms_per_session_s.main)})`,
@@ -178,6 +193,7 @@ export function renderMarkdown(report: VoiceReport): string {
     loadHeader.map((_, i): Align => (i === loadHeader.length - 1 ? 'left' : 'right')),
   );
   const ceiling = b.cpu_ceiling;
+  const floor = b.vad_silence_floor_dbfs === 'off' ? 'off: none skipped' : `${b.vad_silence_floor_dbfs} dBFS`;
   const user = row(a.rows, measures.userPerceived);
   const share = row(a.rows, measures.share);
   const text = row(a.rows, measures.textTurn);
@@ -207,6 +223,8 @@ export function renderMarkdown(report: VoiceReport): string {
       `Idle Parley (no session): frame lag p50 ${f(b.idle.frame_lag_ms.p50_ms)}, p99 ${f(b.idle.frame_lag_ms.p99_ms)}, max ${f(b.idle.frame_lag_ms.max_ms)} ms (the machine's noise floor), ${f(b.idle.cpu_ms_per_s.all)} ms CPU/s. ` +
       `Cross-check end to end: transcript = end-of-speech frame sent → \`transcript\` received (it can only come once every frame up to that one went through the VAD); transcript lag = its p99 − its unloaded median from (a) (${f(b.unloaded_transcript_p50_ms)} ms); few samples per step (${b.rows[0] === undefined ? '?' : Math.round(b.rows[0].utterances / b.rows[0].sessions)} utterances per session), so its p99 is the maximum at small N. ` +
       `VAD batches = batches the VAD worker ran over the step and their mean size (windows per batch). ` +
+      `VAD windows skipped = the share of windows scored without the model: outside an utterance, a window quieter than the silence floor (${floor}) is scored 0 at once on the event loop (Silero scores near-silence ~0 anyway). ` +
+      `The clip's silence is digital zeros, so every silent window outside an utterance is skipped; a line with background noise above the floor would skip fewer and leave more to the worker. ` +
       `KB per idle session = Parley's JS heap + external memory (the VAD rings are array buffers) with the step's sessions connected and no audio yet, minus before they were opened, after a full GC, ÷ sessions; RSS delta in brackets (RSS does not shrink between steps, so it undercounts after a larger earlier step). ` +
       `Cores = CPU time ÷ wall time over the step: Parley (all threads; in brackets its event-loop thread alone, from /proc), the clients' process (which sends and times every frame). CPU per session-second has Parley's idle CPU taken out. ` +
       `"client send late" = how far behind its real-time schedule the client sent frames (lag is timed from the actual send); "client loop delay" = how late the client itself stamped arrivals: when either is high the machine starved the client too, its frames reached Parley in bursts and the transcript column overstates Parley's part. ` +

@@ -1,3 +1,4 @@
+import type { SilenceFloorDbfs } from '../../src/pipeline/vad/silence-floor.js';
 import { SileroVad } from '../../src/pipeline/vad/silero-vad.js';
 import {
   framesOf,
@@ -21,10 +22,11 @@ export interface Triggers {
 /**
  * An offline VAD pass over the exact frames the clients will send: the model is deterministic, so
  * a session fed the same frames decides at the same frames, and the client can time from them.
+ * `silenceFloorDbfs` must be the server's: the windows it skips can move a decision by a window or so.
  */
-export async function findTriggers(options: VoiceBenchOptions): Promise<Triggers> {
+export async function findTriggers(options: VoiceBenchOptions, silenceFloorDbfs?: SilenceFloorDbfs): Promise<Triggers> {
   const clip = await loadVoiceBenchClip();
-  const vad = await SileroVad.load();
+  const vad = await SileroVad.load({ silenceFloorDbfs });
   try {
     // (a): one session hears the clip once per audio turn, framed per turn.
     const turnFrames = framesOf(clip, options.frameMs);

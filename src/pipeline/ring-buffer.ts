@@ -58,18 +58,24 @@ export class Int16Ring {
   /**
    * Writes absolute range [from, to) as float32 in [-1, 1) into `dst` at `dstOffset`: the range
    * checks of `read`, without making a view or a callback (the VAD does this for every window).
+   * Returns the range's energy, the sum of the squares of the values written, taken in the same
+   * pass (the VAD's silence floor reads it).
    */
-  toFloat32(from: number, to: number, dst: Float32Array, dstOffset: number): void {
+  toFloat32(from: number, to: number, dst: Float32Array, dstOffset: number): number {
     if (from < this.oldest || to > this.#written || from > to || dstOffset + (to - from) > dst.length) {
       throw new RangeError(`Int16Ring: range [${from}, ${to}) is outside [${this.oldest}, ${this.#written})`);
     }
     const buffer = this.#buffer;
     const capacity = this.capacity;
     let at = from % capacity;
+    let energy = 0;
     for (let i = dstOffset, end = dstOffset + (to - from); i < end; i++) {
-      dst[i] = buffer[at]! * int16Scale;
+      const value = buffer[at]! * int16Scale;
+      dst[i] = value;
+      energy += value * value;
       if (++at === capacity) at = 0;
     }
+    return energy;
   }
 
   /** Copies absolute range [from, to) into a new array: once per utterance, never per frame. */

@@ -91,6 +91,9 @@ describe('loadConfig', () => {
     ['PARLEY_RATE_LIMIT_RPM', '0'],
     ['PARLEY_RATE_LIMIT_BURST', 'ten'],
     ['OPENAI_BASE_URL', 'localhost:11434'],
+    ['PARLEY_VAD_SILENCE_FLOOR_DBFS', '-200'],
+    ['PARLEY_VAD_SILENCE_FLOOR_DBFS', 'abc'],
+    ['PARLEY_VAD_SILENCE_FLOOR_DBFS', '6'],
   ];
 
   it.each(badValues)('rejects %s=%j with one line naming it', (name, value) => {
@@ -124,6 +127,18 @@ describe('loadConfig', () => {
     expect(loadConfig({ PARLEY_WORKERS: '1' }).workers).toBe(1);
     expect(loadConfig({ PARLEY_WORKERS: '8' }).workers).toBe(8);
     for (const bad of ['0', '257', 'many']) expect(problemsOf({ PARLEY_WORKERS: bad })[0]).toMatch(/^PARLEY_WORKERS: /);
+  });
+
+  it('takes the VAD silence floor in dBFS from -120 to 0, or off (default -60)', () => {
+    expect(loadConfig({}).vadSilenceFloorDbfs).toBe(-60);
+    expect(loadConfig({ PARLEY_VAD_SILENCE_FLOOR_DBFS: 'off' }).vadSilenceFloorDbfs).toBe('off');
+    expect(loadConfig({ PARLEY_VAD_SILENCE_FLOOR_DBFS: '-60' }).vadSilenceFloorDbfs).toBe(-60);
+    expect(loadConfig({ PARLEY_VAD_SILENCE_FLOOR_DBFS: '-72.5' }).vadSilenceFloorDbfs).toBe(-72.5);
+    for (const bad of ['-200', 'abc']) {
+      expect(problemsOf({ PARLEY_VAD_SILENCE_FLOOR_DBFS: bad })).toEqual([
+        `PARLEY_VAD_SILENCE_FLOOR_DBFS: must be a level in dBFS from -120 to 0, or off (got "${bad}")`,
+      ]);
+    }
   });
 
   it('caps the voice connect window at the connection token lifetime', () => {

@@ -25,12 +25,17 @@ describe('Int16Ring', () => {
     ]);
   });
 
-  it('converts a wrapped range to float32 in place, at an offset', () => {
+  it('converts a wrapped range to float32 in place, at an offset, and returns its energy', () => {
     const ring = new Int16Ring(8);
     ring.write(seq(0, 12)); // holds 4..11
     const dst = new Float32Array(10).fill(9);
-    ring.toFloat32(5, 11, dst, 2);
-    expect(Array.from(dst)).toEqual([9, 9, ...[5, 6, 7, 8, 9, 10].map((v) => v / 32768), 9, 9]);
+    const energy = ring.toFloat32(5, 11, dst, 2);
+    const values = [5, 6, 7, 8, 9, 10].map((v) => v / 32768);
+    expect(Array.from(dst)).toEqual([9, 9, ...values, 9, 9]);
+    expect(energy).toBeCloseTo(
+      values.reduce((sum, v) => sum + v * v, 0),
+      15,
+    );
     expect(() => ring.toFloat32(3, 6, dst, 0)).toThrow(RangeError);
     expect(() => ring.toFloat32(5, 11, dst, 5)).toThrow(RangeError);
   });

@@ -79,6 +79,19 @@ describe('SpeechGate (marbles)', () => {
   });
 });
 
+describe('SpeechGate.idle (what the silence floor asks before skipping a window)', () => {
+  it('holds only while not speaking and no run of speech windows is under way', () => {
+    const gate = new SpeechGate(opts, windowMs);
+    const probabilities = [0.1, 0.9, 0.1, 0.9, 0.9, 0.1, 0.1, 0.1, 0.1];
+    const idle = probabilities.map((probability, i) => {
+      gate.push(probability, (i + 1) * windowMs);
+      return gate.idle;
+    });
+    // a lone speech window is a run under way; two start speech (64 ms), three silent ones end it (96 ms)
+    expect(idle).toEqual([true, false, true, false, false, false, false, true, true]);
+  });
+});
+
 describe('SpeechGate options', () => {
   it('rejects out-of-range options by name', () => {
     expect(() => new SpeechGate({ threshold: 1.5 }, windowMs)).toThrow(/threshold/);

@@ -22,3 +22,11 @@ export interface SileroState {
 export function newSileroState(): SileroState {
   return { input: new Float32Array(vadInputSamples), rnn: new Float32Array(vadStateSize) };
 }
+
+/**
+ * After a window is scored, its last 64 samples become the next window's context (input[512..576)
+ * → input[0..64)). The batcher does this after inference, a stream after a window it skipped.
+ */
+export function rollContext(state: SileroState): void {
+  state.input.copyWithin(0, vadWindowSamples, vadInputSamples);
+}

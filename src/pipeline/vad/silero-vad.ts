@@ -2,9 +2,11 @@
  * Silero VAD v5 for a whole process: one worker thread holds the model, and every live stream's
  * due windows run there together as one batch (vad-batcher.ts: the batching and what happens when
  * inference falls behind). Each stream keeps its own RNN state, context and ring on the main
- * thread; the event loop only copies windows in and probabilities out.
+ * thread; the event loop only copies windows in and probabilities out. Windows under the silence
+ * floor outside an utterance never reach the worker (silence-floor.ts, vad-stream.ts).
  */
 import type { Logger } from 'pino';
+import { defaultSilenceFloorDbfs, silenceFloorEnergy, type SilenceFloorDbfs } from './silence-floor.js';
 import { defaultSileroModelPath } from './silero-model.js';
 import { VadBatcher, type VadBatchStats } from './vad-batcher.js';
 import { VadStream, type VadSink, type VadStreamOptions } from './vad-stream.js';
@@ -18,19 +20,25 @@ export interface SileroVadLoadOptions {
   maxBatch: number;
   /** Least time between two batches' starts (windows due meanwhile join the next one). */
   batchIntervalMs: number;
+  /** Windows quieter than this outside an utterance are scored 0 without the model; `off`: none are. */
+  silenceFloorDbfs: SilenceFloorDbfs;
   logger: Pick<Logger, 'warn'>;
 }
 
 export class SileroVad {
   readonly #batcher: VadBatcher;
+  readonly #silenceFloorDbfs: SilenceFloorDbfs;
   #closed = false;
 
-  private constructor(batcher: VadBatcher) {
+  private constructor(batcher: VadBatcher, silenceFloorDbfs: SilenceFloorDbfs) {
     this.#batcher = batcher;
+    this.#silenceFloorDbfs = silenceFloorDbfs;
   }
 
   /** Starts the worker and loads the model in it. */
   static async load(options: Partial<SileroVadLoadOptions> = {}): Promise<SileroVad> {
+    const silenceFloorDbfs = options.silenceFloorDbfs ?? defaultSilenceFloorDbfs;
+    silenceFloorEnergy(silenceFloorDbfs); // a bad floor fails here, not at the first stream
     const batcher = new VadBatcher({
       modelPath: options.modelPath ?? defaultSileroModelPath(),
       intraOpNumThreads: options.intraOpNumThreads ?? 1,
@@ -39,16 +47,17 @@ export class SileroVad {
       logger: options.logger,
     });
     await batcher.warm();
-    return new SileroVad(batcher);
+    return new SileroVad(batcher, silenceFloorDbfs);
   }
 
-  /** A new stream with its own state; options are per stream (per agent). */
+  /** A new stream with its own state; options are per stream (per agent), the silence floor this VAD's unless given. */
   stream(options: Partial<VadStreamOptions>, sink: VadSink): VadStream {
     if (this.#closed) throw new Error('SileroVad is closed');
-    return new VadStream(this.#batcher, options, sink);
+    const silenceFloorDbfs = options.silenceFloorDbfs ?? this.#silenceFloorDbfs;
+    return new VadStream(this.#batcher, { ...options, silenceFloorDbfs }, sink);
   }
 
-  /** Batches run so far, windows scored, the largest batch. */
+  /** Batches run so far, windows run on the model and windows skipped (silence floor), the largest batch. */
   get stats(): Readonly<VadBatchStats> {
     return this.#batcher.stats;
   }

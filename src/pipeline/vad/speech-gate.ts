@@ -52,6 +52,11 @@ export class SpeechGate {
     return this.#speaking;
   }
 
+  /** Not speaking and no run of speech windows under way: any probability below the threshold leaves the gate as it is. */
+  get idle(): boolean {
+    return !this.#speaking && this.#onsetMs < 0;
+  }
+
   /** Feeds the probability of the window ending at `windowEndMs`; returns a decision or null. */
   push(probability: number, windowEndMs: number): SpeechDecision | null {
     const windowStartMs = windowEndMs - this.windowMs;

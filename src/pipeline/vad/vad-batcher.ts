@@ -16,13 +16,7 @@
  */
 import type { Logger } from 'pino';
 import { WorkerClient } from '../../workers/worker-client.js';
-import {
-  vadContextSamples,
-  vadInputSamples,
-  vadStateSize,
-  vadWindowSamples,
-  type SileroState,
-} from './silero-format.js';
+import { rollContext, vadInputSamples, vadStateSize, type SileroState } from './silero-format.js';
 import type { VadProtocol, VadSharedBuffers, VadWorkerSetup } from './vad-protocol.js';
 
 /** A stream as the batcher sees it: its state (window written) and where the probability goes. */
@@ -47,7 +41,10 @@ export interface VadBatcherOptions extends VadWorkerSetup {
 
 export interface VadBatchStats {
   batches: number;
+  /** Windows run on the model. */
   windows: number;
+  /** Windows their streams scored 0 without the model: quieter than the silence floor, outside an utterance. */
+  skipped: number;
   largestBatch: number;
   /** Rows waiting for the next batch now. */
   waiting: number;
@@ -72,7 +69,7 @@ export class VadBatcher {
   #probabilities: Float32Array;
   /** The worker that has `#shared` already (the buffers go along with its first batch). */
   #sharedWith: WorkerClient<VadProtocol> | undefined;
-  readonly stats: VadBatchStats = { batches: 0, windows: 0, largestBatch: 0, waiting: 0 };
+  readonly stats: VadBatchStats = { batches: 0, windows: 0, skipped: 0, largestBatch: 0, waiting: 0 };
 
   constructor(options: VadBatcherOptions) {
     this.#options = options;
@@ -110,6 +107,11 @@ export class VadBatcher {
     this.#waiting.push(row);
     this.stats.waiting = this.#waiting.length;
     if (!this.#inFlight) this.#schedule();
+  }
+
+  /** Counts a window its stream scored without the model (see VadStream: the silence floor). */
+  countSkipped(): void {
+    this.stats.skipped++;
   }
 
   /** Takes `row` out of the next batch (its stream ended); a row already running is answered and ignored. */
@@ -217,7 +219,7 @@ export class VadBatcher {
         rnn[i] = state[h + i]!;
         rnn[half + i] = state[c + i]!;
       }
-      s.input.copyWithin(0, vadWindowSamples, vadWindowSamples + vadContextSamples);
+      rollContext(s);
     }
     this.#inFlight = false;
     // answering may queue each stream's next window; then the next batch goes at once

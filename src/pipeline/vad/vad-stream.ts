@@ -5,13 +5,23 @@
  * from the ring straight into the stream's model input and handed to the batcher, one window at a
  * time (the next needs the state this one produces). Pushing a frame allocates nothing; the
  * utterance handed out at `speech_end` is the only allocation (one per utterance).
+ *
+ * Silence floor (silence-floor.ts): while no speech is under way, a window quieter than the floor
+ * (its level taken in the pass that converts it) is scored 0 at once, without the model. Silero
+ * scores such windows ~0, and any score below the threshold leaves the gate as it was, so only the
+ * RNN state differs: it stays as the last real window left it instead of walking on through the
+ * silence (Silero's state drifts on through silence, it does not settle), which can move the next
+ * decision by a window, a few where a window sits at the threshold. Inside an utterance, or once a
+ * window has reached the threshold, every window goes to the model.
  */
 import { samplesForMs, type AudioFrame } from '../audio-frame.js';
 import { Int16Ring } from '../ring-buffer.js';
 import type { VadEvent } from './events.js';
 import { resolveVadOptions, type VadOptions } from './options.js';
+import { defaultSilenceFloorDbfs, silenceFloorEnergy, type SilenceFloorDbfs } from './silence-floor.js';
 import {
   newSileroState,
+  rollContext,
   vadContextSamples,
   vadSampleRate,
   vadWindowSamples,
@@ -36,6 +46,8 @@ export interface VadSink {
 export interface VadStreamOptions extends VadOptions {
   /** Audio allowed to wait for the model, at most; `push` refuses frames beyond it. */
   maxPendingMs: number;
+  /** Windows quieter than this outside an utterance skip the model (process-wide: SileroVad passes its own). */
+  silenceFloorDbfs: SilenceFloorDbfs;
 }
 
 /** Default bound on a stream's audio waiting for the model: the intake's session backlog (6 s). */
@@ -53,6 +65,8 @@ export class VadStream implements BatchRow {
   readonly #gate: SpeechGate;
   readonly #prefixSamples: number;
   readonly #maxPending: number;
+  /** Window energy below which a window outside an utterance is scored 0 without the model. */
+  readonly #silentBelow: number;
   /** Absolute index of the first sample not yet scored (the window in the batcher starts here). */
   #processed = 0;
   #submitted = false;
@@ -60,8 +74,9 @@ export class VadStream implements BatchRow {
   #idle: (() => void) | undefined;
 
   constructor(batcher: VadBatcher, options: Partial<VadStreamOptions>, sink: VadSink) {
-    const { maxPendingMs = defaultMaxPendingMs, ...vadOptions } = options;
+    const { maxPendingMs = defaultMaxPendingMs, silenceFloorDbfs = defaultSilenceFloorDbfs, ...vadOptions } = options;
     this.options = Object.freeze(resolveVadOptions(vadOptions));
+    this.#silentBelow = silenceFloorEnergy(silenceFloorDbfs);
     this.#batcher = batcher;
     this.#sink = sink;
     this.#gate = new SpeechGate(this.options, windowMs);
@@ -142,14 +157,8 @@ export class VadStream implements BatchRow {
   scored(probability: number): void {
     this.#submitted = false;
     if (this.#closed) return;
-    this.#processed += vadWindowSamples;
-    const atMs = this.#processed / samplesPerMs;
-    if (this.options.emitInference)
-      this.#sink.event({ type: 'inference', atMs, probability, speaking: this.#gate.speaking });
-    const decision = this.#gate.push(probability, atMs);
-    if (decision) this.#sink.event(this.#toEvent(decision));
-    this.#sink.processed?.(vadWindowSamples);
-    if (!this.#closed) this.#next();
+    this.#score(probability);
+    this.#next();
   }
 
   failed(err: Error): void {
@@ -159,17 +168,39 @@ export class VadStream implements BatchRow {
     this.#sink.error(err);
   }
 
-  /** Hands the next whole window to the batcher, unless one is there already. */
+  /**
+   * Scores the whole windows due, unless one is in the batcher already: windows under the silence
+   * floor while the gate is idle at once (a loop: a backlog of them clears in one call), then the
+   * first other one goes to the batcher, which calls `scored` back.
+   */
   #next(): void {
-    if (this.#submitted) return;
-    const from = this.#processed;
-    if (this.#ring.written - from < vadWindowSamples) {
-      this.#settleIdle();
-      return;
+    while (!this.#submitted && !this.#closed) {
+      const from = this.#processed;
+      if (this.#ring.written - from < vadWindowSamples) {
+        this.#settleIdle();
+        return;
+      }
+      const energy = this.#ring.toFloat32(from, from + vadWindowSamples, this.state.input, vadContextSamples);
+      if (energy >= this.#silentBelow || !this.#gate.idle) {
+        this.#submitted = true;
+        this.#batcher.submit(this);
+        return;
+      }
+      rollContext(this.state); // as after inference; the RNN state stays as it is
+      this.#batcher.countSkipped();
+      this.#score(0);
     }
-    this.#ring.toFloat32(from, from + vadWindowSamples, this.state.input, vadContextSamples);
-    this.#submitted = true;
-    this.#batcher.submit(this);
+  }
+
+  /** The window at `#processed` scored `probability`: inference event, gate, sink. */
+  #score(probability: number): void {
+    this.#processed += vadWindowSamples;
+    const atMs = this.#processed / samplesPerMs;
+    if (this.options.emitInference)
+      this.#sink.event({ type: 'inference', atMs, probability, speaking: this.#gate.speaking });
+    const decision = this.#gate.push(probability, atMs);
+    if (decision) this.#sink.event(this.#toEvent(decision));
+    this.#sink.processed?.(vadWindowSamples);
   }
 
   #settleIdle(): void {

@@ -1,0 +1,25 @@
+/**
+ * The VAD's energy pre-gate, process-wide. Outside an utterance, a window quieter than the floor
+ * is scored 0 on the main thread instead of going to the model: Silero scores near-digital silence
+ * ~0 anyway, and on a clean line most of the audio between utterances is that (vad-stream.ts
+ * applies it; a noisy line skips fewer windows).
+ */
+import { vadWindowSamples } from './silero-format.js';
+
+/** A level in dBFS (a window's RMS against int16 full scale, 32768), or `off`: every window goes to the model. */
+export type SilenceFloorDbfs = number | 'off';
+
+/** -60 dBFS: RMS 33 of 32768, well under speech and above digital silence and dither (~-90). */
+export const defaultSilenceFloorDbfs = -60;
+export const minSilenceFloorDbfs = -120;
+
+/**
+ * A window's energy (the sum of the squares of its samples as floats in [-1, 1)) below which it is
+ * under `floor`: RMS² < 10^(dBFS / 10), times the window's samples. 0 for `off` (no window is below).
+ */
+export function silenceFloorEnergy(floor: SilenceFloorDbfs): number {
+  if (floor === 'off') return 0;
+  if (!(floor >= minSilenceFloorDbfs && floor <= 0))
+    throw new RangeError(`VAD silence floor must be ${minSilenceFloorDbfs}..0 dBFS or 'off', got ${floor}`);
+  return vadWindowSamples * 10 ** (floor / 10);
+}
