@@ -171,6 +171,29 @@ describe('SileroVad: streams batched on the VAD worker', { timeout: 60_000 }, ()
     c.stream.close();
   });
 
+  it('a stream whose sink throws fails alone: the others in its batch, and later batches, go on', async () => {
+    const [hello, two] = audio as [AudioFrame, AudioFrame];
+    const refTwo = await alone(two);
+    const errors: Error[] = [];
+    const bad = vad.stream(
+      { emitInference: true, maxPendingMs: 20_000 },
+      {
+        event: () => {
+          throw new Error('sink bug');
+        },
+        error: (err) => errors.push(err),
+      },
+    );
+    const good = open();
+    pushAll(bad, hello);
+    pushAll(good.stream, two);
+    await good.stream.whenIdle();
+    expect(near(good.probs, refTwo)).toBeLessThan(tolerance);
+    expect(errors.map((e) => e.message)).toEqual(['sink bug']);
+    expect(good.errors).toEqual([]);
+    good.stream.close();
+  });
+
   it('refuses audio past maxPendingMs instead of queueing it (the model is behind)', () => {
     const stream = vad.stream({ maxPendingMs: 100 }, { event: () => undefined, error: () => undefined });
     const frame = { samples: new Int16Array(320), sampleRate: 16000 }; // 20 ms

@@ -79,7 +79,7 @@ async function run(samples: Int16Array, silenceFloorDbfs: SilenceFloorDbfs): Pro
       event(e: VadEvent) {
         if (e.type === 'inference') result.windows.push({ probability: e.probability, speaking: e.speaking });
         else if (e.type === 'speech_start') result.decisions.push({ ...e });
-        else {
+        else if (e.type === 'speech_end') {
           const { type, atMs, detectedAtMs, startAtMs, audio, reason } = e;
           result.decisions.push({ type, atMs, detectedAtMs, startAtMs, samples: audio.length, reason });
         }

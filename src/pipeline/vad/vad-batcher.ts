@@ -223,7 +223,15 @@ export class VadBatcher {
     }
     this.#inFlight = false;
     // answering may queue each stream's next window; then the next batch goes at once
-    for (let b = 0; b < batch; b++) rows[b]!.scored(probabilities[b]!);
+    for (let b = 0; b < batch; b++) {
+      const row = rows[b]!;
+      try {
+        row.scored(probabilities[b]!);
+      } catch (err) {
+        // one stream's sink throwing must not stall the rest of the batch (and every later one)
+        row.failed(err instanceof Error ? err : new Error(String(err)));
+      }
+    }
     rows.length = 0;
     this.#schedule();
   }
