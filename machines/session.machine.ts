@@ -66,6 +66,7 @@ export const sessionMachine = setup({
     hasGreeting: ({ context }) => context.greeting !== null && context.greeting.trim() !== '',
     interruptible: ({ context }) => context.interruptionsEnabled,
     confirmed: ({ context }) => context.confirmed,
+    transcribed: ({ context }) => context.transcript !== null,
     endOfTurnLikely: ({ context, event }) => update.endOfTurnLikely(context, event),
     saysStop: ({ context, event }) => update.saysStop(context, event),
     /** Speech over the agent that lasted long enough and says more than an acknowledgement. */
@@ -192,8 +193,6 @@ export const sessionMachine = setup({
               },
               on: {
                 SPEECH_START: { target: '#session.active.userSpeaking', actions: 'holdUtterance' },
-                END_OF_TURN: { guard: 'endOfTurnLikely', target: 'thinking' },
-                TRANSCRIBED: { target: '.waiting', actions: 'heard' },
                 // Nothing intelligible (or no transcript at all): not a turn.
                 REPLY_DONE: { target: '#session.active.listening', actions: 'dropTurn' },
                 // Transcription failed: reported as this turn's failure (turn_failed), then listen.
@@ -204,9 +203,33 @@ export const sessionMachine = setup({
               initial: 'hearing',
               states: {
                 /** No transcript yet: wait for it, at most `endpointing_max_ms`. */
-                hearing: { after: { endpointingMax: '#session.active.turn.thinking' } },
+                hearing: {
+                  after: { endpointingMax: '#session.active.turn.thinking' },
+                  on: {
+                    TRANSCRIBED: { target: 'waiting', actions: 'heard' },
+                    END_OF_TURN: { guard: 'endOfTurnLikely', target: '#session.active.turn.thinking' },
+                    SPEECH_ONSET: 'resuming',
+                  },
+                },
                 /** The transcript says how much longer to wait. */
-                waiting: { after: { endpointingWait: '#session.active.turn.thinking' } },
+                waiting: {
+                  after: { endpointingWait: '#session.active.turn.thinking' },
+                  on: {
+                    END_OF_TURN: { guard: 'endOfTurnLikely', target: '#session.active.turn.thinking' },
+                    SPEECH_ONSET: 'resuming',
+                  },
+                },
+                /**
+                 * Maybe speech again (a window over the threshold): no timer may confirm the turn
+                 * until the VAD knows. Confirmed speech holds the utterance (above); a dismissed
+                 * onset (a click) goes back to waiting, its wait started afresh.
+                 */
+                resuming: {
+                  on: {
+                    TRANSCRIBED: { actions: 'heard' },
+                    SPEECH_DISMISSED: [{ guard: 'transcribed', target: 'waiting' }, { target: 'hearing' }],
+                  },
+                },
               },
             },
             thinking: {

@@ -425,6 +425,41 @@ describe('session machine', () => {
       expect(joined.audio.length).toBe(160 + 80);
     });
 
+    it('a speech onset stops the wait: no confirmation until the VAD knows; speech holds the utterance', () => {
+      const { actor, clock, log, state } = start(smart);
+      actor.send({ type: 'SPEECH_START' });
+      actor.send(utterance);
+      actor.send(heard('I would like to book a table.', 100)); // 200 ms more to wait
+      clock.increment(50);
+      actor.send({ type: 'SPEECH_ONSET' });
+      expect(state()).toBe('{"active":{"turn":{"tentative":"resuming"}}}');
+      clock.increment(1_000); // far past the wait: still not confirmed
+      expect(log.emitted).toEqual([]);
+      actor.send({ type: 'SPEECH_START' });
+      expect(state()).toBe('{"active":"userSpeaking"}');
+      expect(log.stopped).toEqual(['reply:1']);
+    });
+
+    it('a dismissed onset (a click) goes back to the wait, which then confirms; before a transcript, back to hearing', () => {
+      const { actor, clock, state } = start(smart);
+      actor.send({ type: 'SPEECH_START' });
+      actor.send(utterance);
+      actor.send({ type: 'SPEECH_ONSET' });
+      actor.send(heard('What time is it?', 100)); // arrives while resuming: kept
+      expect(state()).toBe('{"active":{"turn":{"tentative":"resuming"}}}');
+      actor.send({ type: 'SPEECH_DISMISSED' });
+      expect(state()).toBe('{"active":{"turn":{"tentative":"waiting"}}}');
+      clock.increment(200);
+      expect(state()).toBe('{"active":{"turn":"thinking"}}');
+
+      const other = start(smart);
+      other.actor.send({ type: 'SPEECH_START' });
+      other.actor.send(utterance);
+      other.actor.send({ type: 'SPEECH_ONSET' });
+      other.actor.send({ type: 'SPEECH_DISMISSED' });
+      expect(other.state()).toBe('{"active":{"turn":{"tentative":"hearing"}}}');
+    });
+
     it('an end-of-turn model sure of the end confirms at once; an unsure one leaves the words to decide', () => {
       const sure = start(smart);
       sure.actor.send({ type: 'SPEECH_START' });
