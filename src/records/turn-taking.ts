@@ -11,7 +11,7 @@ export type EndpointingMode = (typeof endpointingModes)[number];
  */
 export const defaultTurnTakingSettings = {
   endpointing_mode: 'smart' as EndpointingMode,
-  transcription_silence_ms: 32,
+  transcription_silence_ms: 64,
   preemptive_silence_ms: 200,
   endpointing_punctuation_ms: 300,
   endpointing_number_ms: 1_200,

@@ -6,7 +6,7 @@ const bed = parleyForFile();
 
 const defaults = {
   endpointing_mode: 'smart',
-  transcription_silence_ms: 32,
+  transcription_silence_ms: 64,
   preemptive_silence_ms: 200,
   endpointing_punctuation_ms: 300,
   endpointing_number_ms: 1_200,

@@ -9,6 +9,7 @@ import { Observable } from 'rxjs';
 export function abortable<T>(call: (signal: AbortSignal) => Promise<T> | AsyncIterable<T>): Observable<T> {
   return new Observable<T>((subscriber) => {
     const controller = new AbortController();
+    let settled = false;
     const result = call(controller.signal);
     if (Symbol.asyncIterator in result) {
       void (async () => {
@@ -16,17 +17,28 @@ export function abortable<T>(call: (signal: AbortSignal) => Promise<T> | AsyncIt
           if (subscriber.closed) return;
           subscriber.next(value);
         }
+        settled = true;
         subscriber.complete();
-      })().catch((err: unknown) => subscriber.error(err));
+      })().catch((err: unknown) => {
+        settled = true;
+        subscriber.error(err);
+      });
     } else {
       result.then(
         (value) => {
+          settled = true;
           subscriber.next(value);
           subscriber.complete();
         },
-        (err: unknown) => subscriber.error(err),
+        (err: unknown) => {
+          settled = true;
+          subscriber.error(err);
+        },
       );
     }
-    return () => controller.abort();
+    // a call that has finished has nothing to abort (and abort() builds a DOMException with a stack)
+    return () => {
+      if (!settled) controller.abort();
+    };
   });
 }
