@@ -192,6 +192,9 @@ export async function main(quick: boolean): Promise<TurnTakingReport> {
       PARLEY_RATE_LIMIT_RPM: '1000000',
       PARLEY_RATE_LIMIT_BURST: '1000000',
       MODELS_DIR: models.dir,
+      // The corpus' pauses are digital zeros: the silence floor would skip the model there and keep
+      // its state from the last speech, which makes onsets look faster than on a real (noisy) line.
+      PARLEY_VAD_SILENCE_FLOOR_DBFS: 'off',
       OPENAI_BASE_URL: llm.baseUrl,
       OPENAI_API_KEY: 'sk-bench',
     });

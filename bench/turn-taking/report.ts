@@ -108,7 +108,7 @@ export function renderMarkdown(report: TurnTakingReport): string {
   const lines = [
     `## Turn-taking (${report.quick ? 'quick' : 'full'} run)`,
     '',
-    `${report.machine.cpu_count}× ${report.machine.cpu_model}, Node ${report.machine.node}, load average ${report.machine.load_avg_1m} at the start, ${report.load_avg_1m_at_end} at the end. Fake providers: STT ${report.delays['sttMs']} ms, LLM first token ${report.delays['llmFirstTokenMs']} ms, TTS first audio ${report.delays['ttsFirstAudioMs']} ms.`,
+    `${report.machine.cpu_count}× ${report.machine.cpu_model}, Node ${report.machine.node}, load average ${report.machine.load_avg_1m} at the start, ${report.load_avg_1m_at_end} at the end. Fake providers: STT ${report.delays['sttMs']} ms, LLM first token ${report.delays['llmFirstTokenMs']} ms, TTS first audio ${report.delays['ttsFirstAudioMs']} ms. The VAD's silence floor is off (\`PARLEY_VAD_SILENCE_FLOOR_DBFS=off\`): the corpus' pauses are digital zeros, where the floor would skip Silero and keep its state from the last speech, making onsets look faster than on a real line. Reaction is timed from the client sending the frame that holds the talked-over phrase's first sample.`,
     '',
     markdownTable(
       header,
