@@ -106,7 +106,8 @@ async function step(
 export async function main(): Promise<void> {
   const workers = Number(process.env['VOICE_WORKERS'] ?? availableParallelism());
   const sessions = (process.env['VOICE_WORKERS_SESSIONS'] ?? '32,64,128,256').split(',').map(Number);
-  const options: VoiceBenchOptions = { ...defaultVoiceBenchOptions, streamMs: 5_000, staggerMs: 1_000 };
+  // the load of bench/voice (b): the same stream length and stagger, so the tables compare
+  const options: VoiceBenchOptions = { ...defaultVoiceBenchOptions };
   const redis = await TestRedis.start({ external: false, persistence: false });
   let webhook: ServerProcess | undefined;
   let clients: VoiceClientProcess | undefined;
