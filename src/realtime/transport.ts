@@ -19,6 +19,11 @@ export interface MediaTransport {
   readonly closed$: Observable<void>;
   send(event: ServerEvent): void;
   sendAudio(samples: Int16Array): void;
+  /**
+   * A sink that cannot pause drops the audio it holds (sent, not yet played): the playout sends it
+   * again on resume. Absent where the client pauses its own player (WebSocket: `playback_paused`).
+   */
+  dropQueuedAudio?(): void;
   close(code?: number, reason?: string): void;
   /**
    * Hands the user over to `to` (call control `transfer`): a SIP transfer on LiveKit, a `transfer`

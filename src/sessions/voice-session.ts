@@ -104,6 +104,7 @@ export class VoiceSession {
         sampleRate: transport.outputSampleRate,
         ...timing,
         paused$,
+        ...(transport.dropQueuedAudio === undefined ? {} : { dropQueued: () => transport.dropQueuedAudio?.() }),
       }),
       confirmations,
     };

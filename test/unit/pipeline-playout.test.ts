@@ -78,3 +78,34 @@ describe('playout pacing', () => {
     ]);
   });
 });
+
+describe('playout into a sink that cannot pause (dropQueued)', () => {
+  it('on pause the sink drops what it holds, and that audio is sent again on resume: nothing lost, nothing twice', () => {
+    const ts = scheduler();
+    const frames: [number, number][] = []; // [time, first sample value]
+    const events: [number, PlayoutEvent | 'complete'][] = [];
+    let drops = 0;
+    ts.run(({ cold, flush }) => {
+      // sample i holds the value i: 200 ms of audio
+      const speech = cold('a|', { a: { sentence: 0, samples: Int16Array.from({ length: 200 }, (_, i) => i) } });
+      const paused$ = cold<boolean>('f 49ms t 99ms f', { f: false, t: true });
+      speech
+        .pipe(
+          playout((frame) => frames.push([ts.now(), frame[0]!]), { ...options, paused$, dropQueued: () => drops++ }),
+        )
+        .subscribe({ next: (e) => events.push([ts.now(), e]), complete: () => events.push([ts.now(), 'complete']) });
+      flush();
+    });
+    // By 50 ms, 120 ms had been sent (0–119) and 50 played: the sink's 70 ms are dropped once…
+    expect(drops).toBe(1);
+    expect(frames.filter(([t]) => t < 50).map(([, first]) => first)).toEqual([0, 20, 40, 60, 80, 100]);
+    // …and sent again from sample 50 when playback resumes at 150 (the first frame is the 10 ms
+    // tail of the frame that was playing), then the rest, paced as before.
+    expect(frames.filter(([t]) => t >= 150).map(([, first]) => first)).toEqual([50, 60, 80, 100, 120, 140, 160, 180]);
+    expect(events).toEqual([
+      [0, { type: 'sentence_audio', sentence: 0 }],
+      [300, { type: 'drained', samples: 200 }],
+      [300, 'complete'],
+    ]);
+  });
+});

@@ -12,6 +12,12 @@ export interface PlayoutOptions {
    * client pauses its player too); on false, sending resumes where it stopped. Default: never paused.
    */
   paused$?: Observable<boolean>;
+  /**
+   * For a sink that cannot pause (LiveKit's AudioSource plays what it holds): drops the audio it
+   * holds. Given, a pause calls it and the playout sends that audio (what was sent and, by the
+   * clock, not yet played) again on resume, so the agent falls silent at once and nothing is lost.
+   */
+  dropQueued?: () => void;
 }
 
 export const defaultPlayoutTiming = Object.freeze({ frameMs: 20, leadMs: 120 });
@@ -55,6 +61,10 @@ export function playout(
       let ended = false;
       let wake: Subscription | null = null;
       let pausedAt: number | null = null;
+      /** The frames sent last, covering at least `leadMs` (only kept for `dropQueued`). */
+      const recent: SpeechChunk[] = [];
+      let recentSamples = 0;
+      const keepSamples = Math.ceil((options.leadMs + 2 * options.frameMs) / msPerSample);
 
       const pump = (): void => {
         wake = null;
@@ -66,7 +76,7 @@ export function playout(
             wake = scheduler.schedule(pump, ahead - options.leadMs);
             return;
           }
-          if (head.sentence !== sentence) {
+          if (head.sentence > sentence) {
             sentence = head.sentence;
             subscriber.next({ type: 'sentence_audio', sentence });
             if (subscriber.closed) return;
@@ -79,6 +89,12 @@ export function playout(
           }
           send(frame);
           sent += frame.length;
+          if (options.dropQueued !== undefined) {
+            recent.push({ sentence: head.sentence, samples: frame });
+            recentSamples += frame.length;
+            while (recentSamples - recent[0]!.samples.length >= keepSamples)
+              recentSamples -= recent.shift()!.samples.length;
+          }
           playedUntil = Math.max(playedUntil, now) + frame.length * msPerSample;
         }
         if (!ended) return;
@@ -97,6 +113,7 @@ export function playout(
           pausedAt = now;
           wake?.unsubscribe();
           wake = null;
+          if (options.dropQueued !== undefined) unsend(now);
         } else if (!paused && pausedAt !== null) {
           // what the client had buffered when it paused is still to play
           playedUntil = now + Math.max(0, playedUntil - pausedAt);
@@ -105,6 +122,26 @@ export function playout(
           wake = scheduler.schedule(pump);
         }
       });
+      /** The sink drops what it holds; what that was goes back to the head of the queue. */
+      const unsend = (now: number): void => {
+        let unplayed = Math.min(recentSamples, Math.max(0, Math.round((playedUntil - now) / msPerSample)));
+        if (unplayed === 0) return;
+        options.dropQueued!();
+        if (offset > 0) {
+          queue[0] = { sentence: queue[0]!.sentence, samples: queue[0]!.samples.subarray(offset) };
+          offset = 0;
+        }
+        sent -= unplayed;
+        playedUntil = now;
+        pausedAt = now;
+        while (unplayed > 0) {
+          const last = recent.pop()!;
+          recentSamples -= last.samples.length;
+          const take = Math.min(unplayed, last.samples.length);
+          queue.unshift({ sentence: last.sentence, samples: last.samples.subarray(last.samples.length - take) });
+          unplayed -= take;
+        }
+      };
       const input = chunks.subscribe({
         next: (chunk) => {
           if (chunk.samples.length === 0) return;

@@ -123,8 +123,8 @@ export class LivekitTransport implements MediaTransport {
       }
       case 'playback_paused':
       case 'playback_resumed':
-        // The playout stops (and resumes) sending frames itself; AudioSource has no pause, so what
-        // it already holds (at most the playout's lead) plays out and nothing of the answer is lost.
+        // The playout stops and resumes sending frames itself; what the AudioSource held when it
+        // paused was dropped (dropQueuedAudio) and is sent again on resume.
         break;
       case 'error':
         this.logger.warn({ room: this.room.name, code: event.code }, event.message);
@@ -133,6 +133,12 @@ export class LivekitTransport implements MediaTransport {
       case 'transfer':
         break;
     }
+  }
+
+  /** AudioSource has no pause: on a pause its queue (and the frames on their way to it) is dropped. */
+  dropQueuedAudio(): void {
+    this.generation++;
+    this.out.clearQueue();
   }
 
   sendAudio(samples: Int16Array): void {
