@@ -1,6 +1,7 @@
 import { EMPTY } from 'rxjs';
 import { assign, emit, fromEventObservable, fromPromise, setup, type ActorRefFrom } from 'xstate';
 import * as update from './session.context.js';
+import { talkedOver } from './talked-over.js';
 
 /**
  * The state of one voice conversation. Pure: it imports nothing from src/ but the pure turn-taking
@@ -98,6 +99,9 @@ export const sessionMachine = setup({
       transcript: context.transcript,
     })),
     clearTurn: assign({ pending: null, transcript: null }),
+    startOverlap: assign({ overheard: null, overlapLongEnough: false }),
+    overlapLongEnough: assign({ overlapLongEnough: true }),
+    forgetOverheard: assign({ overheard: null }),
   },
 }).createMachine({
   id: 'session',
@@ -128,10 +132,9 @@ export const sessionMachine = setup({
             input: ({ context }) => ({ text: context.greeting ?? '' }),
             onError: { target: '#session.ended', actions: 'failed' },
           },
-          on: {
-            SPEAK_DONE: 'listening',
-            SPEECH_START: { guard: 'interruptible', target: 'interrupted' },
-          },
+          on: { SPEAK_DONE: 'listening' },
+          // Talked over like an answer: paused at the onset, interrupted (turn 0) only by real speech.
+          ...talkedOver('#session.active.greeting.playing'),
         },
         listening: {
           after: {
@@ -239,61 +242,8 @@ export const sessionMachine = setup({
                 SPEECH_START: { guard: 'interruptible', target: '#session.active.interrupted' },
               },
             },
-            speaking: {
-              initial: 'playing',
-              states: {
-                playing: {
-                  on: {
-                    SPEECH_ONSET: { guard: 'interruptible', target: 'paused' },
-                    SPEECH_START: { guard: 'interruptible', target: 'paused' },
-                  },
-                },
-                /**
-                 * The user talks over the agent: playback pauses at once, on the first window
-                 * that may be speech. It is a barge-in if the speech says a stop word, or lasts
-                 * `interruption_min_speech_ms` and is not an acknowledgement; otherwise (a click,
-                 * a cough, "uh-huh") playback resumes where it paused.
-                 */
-                paused: {
-                  entry: ['pausePlayback', assign({ overheard: null, overlapLongEnough: false })],
-                  initial: 'talking',
-                  states: {
-                    talking: {
-                      after: { interruptionMinSpeech: { actions: assign({ overlapLongEnough: true }) } },
-                      on: {
-                        SPEECH_END: { target: 'checking', actions: 'overhear' },
-                        // The onset did not last `min_speech`: not speech.
-                        SPEECH_DISMISSED: {
-                          target: '#session.active.turn.speaking.playing',
-                          actions: 'resumePlayback',
-                        },
-                      },
-                    },
-                    checking: {
-                      invoke: {
-                        src: 'overhear',
-                        input: ({ context }) => ({ audio: context.overheard?.audio ?? new Int16Array(0) }),
-                      },
-                      on: {
-                        SPEECH_START: 'talking',
-                        OVERHEARD: [
-                          { guard: 'saysStop', target: '#session.active.interrupted', actions: 'keepTranscript' },
-                          {
-                            guard: 'realInterruption',
-                            target: '#session.active.interrupted',
-                            actions: 'keepTranscript',
-                          },
-                          {
-                            target: '#session.active.turn.speaking.playing',
-                            actions: ['resumePlayback', assign({ overheard: null })],
-                          },
-                        ],
-                      },
-                    },
-                  },
-                },
-              },
-            },
+            /** The answer plays; the user may talk over it (machines/talked-over.ts). */
+            speaking: talkedOver('#session.active.turn.speaking.playing'),
           },
         },
         /**

@@ -82,7 +82,7 @@ const utterance = {
 describe('session machine', () => {
   it('speaks the greeting first, then listens', () => {
     const { actor, log, state } = start({ greeting: 'Hi, how can I help?' });
-    expect(state()).toBe('{"active":"greeting"}');
+    expect(state()).toBe('{"active":{"greeting":"playing"}}');
     expect(log.speak).toEqual([{ text: 'Hi, how can I help?' }]);
     actor.send({ type: 'SPEAK_DONE' });
     expect(state()).toBe('{"active":"listening"}');
@@ -213,12 +213,41 @@ describe('session machine', () => {
     }
   });
 
-  it('speech over the greeting interrupts it: the speak graph is unsubscribed and the client told (turn 0)', () => {
+  it('speech over the greeting pauses it; real words interrupt it (turn 0): the speak graph is unsubscribed', () => {
+    const { actor, clock, log, state } = start({ greeting: 'Welcome!' });
+    actor.send({ type: 'SPEECH_ONSET' });
+    expect(state()).toBe('{"active":{"greeting":{"paused":"talking"}}}');
+    expect(log.emitted).toEqual([{ type: 'playback_paused', turn: 0 }]);
+    clock.increment(400);
+    actor.send(utterance);
+    actor.send({ type: 'OVERHEARD', text: 'Actually, I have a question.' });
+    expect(log.stopped).toContain('speak');
+    expect(log.emitted.map((e) => e.type)).toEqual(['playback_paused', 'interrupted', 'turn_started']);
+    expect(log.emitted[1]).toMatchObject({ type: 'interrupted', turn: 0 });
+    // the words already transcribed are the first turn
+    expect(log.reply[0]).toMatchObject({ turn: 1, input: { transcript: 'Actually, I have a question.' } });
+    expect(state()).toBe('{"active":{"turn":"thinking"}}');
+  });
+
+  it('"uh-huh" or a click over the greeting resumes it where it paused', () => {
     const { actor, log, state } = start({ greeting: 'Welcome!' });
+    actor.send({ type: 'SPEECH_ONSET' });
+    actor.send({ type: 'SPEECH_DISMISSED' });
+    expect(state()).toBe('{"active":{"greeting":"playing"}}');
+    actor.send({ type: 'SPEECH_ONSET' });
     actor.send({ type: 'SPEECH_START' });
-    expect(state()).toBe('{"active":"userSpeaking"}');
-    expect(log.stopped).toEqual(['speak']);
-    expect(log.emitted).toEqual([{ type: 'interrupted', turn: 0, transcript: null }]);
+    actor.send(utterance);
+    actor.send({ type: 'OVERHEARD', text: 'Uh-huh.' });
+    expect(state()).toBe('{"active":{"greeting":"playing"}}');
+    expect(log.stopped).toEqual([]);
+    expect(log.emitted.map((e) => e.type)).toEqual([
+      'playback_paused',
+      'playback_resumed',
+      'playback_paused',
+      'playback_resumed',
+    ]);
+    actor.send({ type: 'SPEAK_DONE' });
+    expect(state()).toBe('{"active":"listening"}');
   });
 
   it('an error inside a graph ends the session with reason error', () => {
@@ -510,6 +539,8 @@ describe('session machine', () => {
     const paths = getShortestPaths(machine, {
       input: { ...baseInput, greeting: 'hi', turnTaking: { ...silenceMode, smart: true } },
       events: [
+        { type: 'SPEECH_ONSET' },
+        { type: 'SPEECH_DISMISSED' },
         { type: 'SPEECH_START' },
         utterance,
         { type: 'TEXT', text: 't', receivedAt: 0 },
@@ -526,7 +557,8 @@ describe('session machine', () => {
     });
     const reached = new Set(paths.map((p) => JSON.stringify(p.state.value)));
     for (const expected of [
-      '{"active":"greeting"}',
+      '{"active":{"greeting":"playing"}}',
+      '{"active":{"greeting":{"paused":"talking"}}}',
       '{"active":"listening"}',
       '{"active":"userSpeaking"}',
       '{"active":{"turn":"thinking"}}',
@@ -535,6 +567,7 @@ describe('session machine', () => {
       '{"active":{"turn":{"speaking":{"paused":"checking"}}}}',
       '{"active":{"turn":{"tentative":"hearing"}}}',
       '{"active":{"turn":{"tentative":"waiting"}}}',
+      '{"active":{"turn":{"tentative":"resuming"}}}',
       '"ended"',
     ]) {
       expect(reached, expected).toContain(expected);
