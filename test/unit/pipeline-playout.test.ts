@@ -109,3 +109,17 @@ describe('playout into a sink that cannot pause (dropQueued)', () => {
     ]);
   });
 });
+
+it('a playout that starts while playback is paused sends nothing until it resumes (and drops nothing)', () => {
+  const ts = scheduler();
+  const frames: number[] = [];
+  let drops = 0;
+  ts.run(({ cold, flush }) => {
+    const speech = cold('a|', { a: chunk(0, 40) });
+    const paused$ = cold<boolean>('t 99ms f', { t: true, f: false });
+    speech.pipe(playout(() => frames.push(ts.now()), { ...options, paused$, dropQueued: () => drops++ })).subscribe();
+    flush();
+  });
+  expect(drops).toBe(0);
+  expect(frames).toEqual([100, 100]);
+});

@@ -107,21 +107,6 @@ export function playout(
         subscriber.complete();
       };
 
-      const pauses = (options.paused$ ?? NEVER).subscribe((paused) => {
-        const now = scheduler.now();
-        if (paused && pausedAt === null) {
-          pausedAt = now;
-          wake?.unsubscribe();
-          wake = null;
-          if (options.dropQueued !== undefined) unsend(now);
-        } else if (!paused && pausedAt !== null) {
-          // what the client had buffered when it paused is still to play
-          playedUntil = now + Math.max(0, playedUntil - pausedAt);
-          pausedAt = null;
-          // on the scheduler, not inline: a resume sent as the reply is being torn down sends nothing
-          wake = scheduler.schedule(pump);
-        }
-      });
       /** The sink drops what it holds; what that was goes back to the head of the queue. */
       const unsend = (now: number): void => {
         let unplayed = Math.min(recentSamples, Math.max(0, Math.round((playedUntil - now) / msPerSample)));
@@ -142,6 +127,21 @@ export function playout(
           unplayed -= take;
         }
       };
+      const pauses = (options.paused$ ?? NEVER).subscribe((paused) => {
+        const now = scheduler.now();
+        if (paused && pausedAt === null) {
+          pausedAt = now;
+          wake?.unsubscribe();
+          wake = null;
+          if (options.dropQueued !== undefined) unsend(now);
+        } else if (!paused && pausedAt !== null) {
+          // what the client had buffered when it paused is still to play
+          playedUntil = now + Math.max(0, playedUntil - pausedAt);
+          pausedAt = null;
+          // on the scheduler, not inline: a resume sent as the reply is being torn down sends nothing
+          wake = scheduler.schedule(pump);
+        }
+      });
       const input = chunks.subscribe({
         next: (chunk) => {
           if (chunk.samples.length === 0) return;
