@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+import { defaultSilenceFloorDbfs, isSilenceFloor } from './pipeline/vad/silence-floor.js';
 
 /**
  * Every setting Parley reads, parsed once from the environment. Names are `PARLEY_*` plus the
@@ -106,8 +107,8 @@ export const envSchema = z.object({
   PARLEY_VAD_SILENCE_FLOOR_DBFS: z
     .string()
     .transform((v) => (v.trim() === 'off' ? ('off' as const) : Number(v)))
-    .refine((v) => v === 'off' || (v >= -120 && v <= 0), 'must be a level in dBFS from -120 to 0, or off')
-    .default(-60),
+    .refine(isSilenceFloor, 'must be a level in dBFS from -120 to 0, or off')
+    .default(defaultSilenceFloorDbfs),
 });
 
 export interface Config {

@@ -11,15 +11,20 @@ export type SilenceFloorDbfs = number | 'off';
 
 /** -60 dBFS: RMS 33 of 32768, well under speech and above digital silence and dither (~-90). */
 export const defaultSilenceFloorDbfs = -60;
-export const minSilenceFloorDbfs = -120;
+const minSilenceFloorDbfs = -120;
+
+/** Whether `floor` is a level the VAD takes: -120..0 dBFS, or `off` (PARLEY_VAD_SILENCE_FLOOR_DBFS checks it too). */
+export function isSilenceFloor(floor: SilenceFloorDbfs): boolean {
+  return floor === 'off' || (floor >= minSilenceFloorDbfs && floor <= 0);
+}
 
 /**
  * A window's energy (the sum of the squares of its samples as floats in [-1, 1)) below which it is
  * under `floor`: RMS² < 10^(dBFS / 10), times the window's samples. 0 for `off` (no window is below).
  */
 export function silenceFloorEnergy(floor: SilenceFloorDbfs): number {
-  if (floor === 'off') return 0;
-  if (!(floor >= minSilenceFloorDbfs && floor <= 0))
+  if (!isSilenceFloor(floor))
     throw new RangeError(`VAD silence floor must be ${minSilenceFloorDbfs}..0 dBFS or 'off', got ${floor}`);
+  if (floor === 'off') return 0;
   return vadWindowSamples * 10 ** (floor / 10);
 }

@@ -52,7 +52,7 @@ export class SpeechGate {
     return this.#speaking;
   }
 
-  /** Not speaking and no run of speech windows under way: any probability below the threshold leaves the gate as it is. */
+  /** Not speaking and no run of speech windows under way: a probability under the threshold leaves the gate as it is. */
   get idle(): boolean {
     return !this.#speaking && this.#onsetMs < 0;
   }
