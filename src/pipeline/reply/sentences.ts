@@ -16,17 +16,14 @@ export class SentenceSplitter {
   private buffer = '';
   private pieces = 0;
 
-  constructor(
-    private readonly maxChars = 240,
-    private readonly firstClause = true,
-  ) {}
+  constructor(private readonly maxChars = 240) {}
 
-  /** Adds a piece of text; returns the sentences it completed (often none). */
+  /** Adds a piece of text; returns the pieces it completed (often none). */
   push(delta: string): string[] {
     this.buffer += delta;
     const out: string[] = [];
     for (;;) {
-      const match = (this.firstClause && this.pieces === 0 ? clauseEnd : sentenceEnd).exec(this.buffer);
+      const match = (this.pieces === 0 ? clauseEnd : sentenceEnd).exec(this.buffer);
       let cut = match === null ? -1 : match.index + match[0].length;
       if (cut < 0 && this.buffer.length > this.maxChars) {
         const space = this.buffer.lastIndexOf(' ', this.maxChars);
@@ -51,10 +48,10 @@ export class SentenceSplitter {
 }
 
 /** Text deltas in, complete sentences out (the first may be a clause; one splitter per subscription). */
-export function splitSentences(maxChars = 240, firstClause = true): OperatorFunction<string, string> {
+export function splitSentences(maxChars = 240): OperatorFunction<string, string> {
   return (deltas) =>
     new Observable<string>((subscriber) => {
-      const splitter = new SentenceSplitter(maxChars, firstClause);
+      const splitter = new SentenceSplitter(maxChars);
       return deltas.subscribe({
         next: (delta) => {
           for (const sentence of splitter.push(delta)) subscriber.next(sentence);
