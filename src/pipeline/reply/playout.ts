@@ -118,7 +118,6 @@ export function playout(
         }
         sent -= unplayed;
         playedUntil = now;
-        pausedAt = now;
         while (unplayed > 0) {
           const last = recent.pop()!;
           recentSamples -= last.samples.length;
