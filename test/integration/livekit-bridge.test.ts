@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AudioFrame as PcmFrame } from '../../src/pipeline/audio-frame.js';
 import { readWav } from '../../src/pipeline/wav.js';
 import { eventually } from '../support/eventually.js';
-import { FakeRooms, type FakeRoom, type FrameQueue } from '../support/fake-livekit/fake-room.js';
+import { type FakeRoom, type FrameQueue } from '../support/fake-livekit/fake-room.js';
 import { startLivekitBed, type LivekitBed } from '../support/fake-livekit/livekit-bed.js';
 import { FakeLivekit } from '../support/fake-livekit/server.js';
 import { HttpReceiver, type Reply } from '../support/http-receiver.js';
@@ -23,7 +23,6 @@ let hello: PcmFrame;
 let interrupt: PcmFrame;
 let bed: LivekitBed;
 let fake: FakeLivekit;
-let rooms: FakeRooms;
 let audioApi: OpenAiAudioServer;
 let webhook: HttpReceiver;
 let p: TestParley;
@@ -37,7 +36,7 @@ beforeAll(async () => {
     transcribe: (call) => transcripts[call.index] ?? `utterance ${call.index}`,
     reply: (t) => reply(t),
   });
-  ({ fake, rooms, audioApi, webhook, p } = bed);
+  ({ fake, audioApi, webhook, p } = bed);
 });
 afterAll(async () => {
   await bed?.close();
@@ -50,34 +49,20 @@ async function roomWithAgent(name: string, settings: Record<string, unknown> = {
 
 /** The same, the user joining as `join` says (e.g. without a microphone). */
 async function roomJoinedBy<T>(name: string, settings: Record<string, unknown>, join: (room: FakeRoom) => T) {
-  const preset = await p.request('POST', '/admin/v1/presets', {
-    body: {
-      name: `lk ${name}`,
-      stt: { provider: 'openai', model: 'whisper-1', language: 'en' },
-      tts: { provider: 'espeak', model: 'espeak-ng', voice: 'en-us' },
-    },
-  });
-  const agent = await p.request('POST', '/admin/v1/agents', {
-    body: {
-      name,
-      mode: 'passthrough',
-      webhook_url: webhook.url,
-      preset_id: preset.body.id,
+  const {
+    room,
+    joined: mic,
+    job,
+  } = await bed.dispatch(
+    name,
+    {
       greeting: null,
       // the fake STT answers by call number: one call per utterance (no transcription at the short
       // pauses inside the fixtures' sentences; test/e2e/voice-turn-taking covers that)
       transcription_silence_ms: 200,
       ...settings,
     },
-  });
-  expect(agent.status).toBe(201);
-  const { job } = await fake.dispatch(name, 'parley', JSON.stringify({ agent_id: agent.body.id }));
-  const room = await rooms.joined(name);
-  const mic = join(room);
-  await eventually(
-    () => fake.jobs.get(job.id)!.statuses,
-    (s) => s.includes(JobStatus.JS_RUNNING),
-    { what: 'running' },
+    join,
   );
   return { room, mic, job };
 }

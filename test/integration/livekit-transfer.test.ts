@@ -1,10 +1,9 @@
 import { JobStatus } from '@livekit/protocol';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.js';
-import { FakeRooms } from '../support/fake-livekit/fake-room.js';
 import { startLivekitBed, type LivekitBed } from '../support/fake-livekit/livekit-bed.js';
 import { FakeLivekit } from '../support/fake-livekit/server.js';
-import { HttpReceiver, type Reply } from '../support/http-receiver.js';
+import type { Reply } from '../support/http-receiver.js';
 import type { TestParley } from '../support/parley.js';
 
 /**
@@ -17,14 +16,12 @@ import type { TestParley } from '../support/parley.js';
 
 let bed: LivekitBed;
 let fake: FakeLivekit;
-let rooms: FakeRooms;
-let webhook: HttpReceiver;
 let p: TestParley;
 let reply: (transcript: string) => Reply;
 
 beforeAll(async () => {
   bed = await startLivekitBed({ transcribe: () => 'unused', reply: (t) => reply(t) });
-  ({ fake, rooms, webhook, p } = bed);
+  ({ fake, p } = bed);
 });
 afterAll(async () => {
   await bed?.close();
@@ -35,33 +32,11 @@ beforeEach(() => {
 });
 
 async function call(name: string) {
-  const preset = await p.request('POST', '/admin/v1/presets', {
-    body: {
-      name: `lk ${name}`,
-      stt: { provider: 'openai', model: 'whisper-1', language: 'en' },
-      tts: { provider: 'espeak', model: 'espeak-ng', voice: 'en-us' },
-    },
-  });
-  const agent = await p.request('POST', '/admin/v1/agents', {
-    body: {
-      name,
-      mode: 'passthrough',
-      webhook_url: webhook.url,
-      preset_id: preset.body.id,
-      transfer_to: '+1 510 555 0100',
-    },
-  });
-  expect(agent.status).toBe(201);
-  const { job } = await fake.dispatch(name, 'parley', JSON.stringify({ agent_id: agent.body.id }));
-  const room = await rooms.joined(name);
-  room.userJoins('sip_+15550001111');
-  await eventually(
-    () => fake.jobs.get(job.id)!.statuses,
-    (s) => s.includes(JobStatus.JS_RUNNING),
-    { what: 'running' },
+  const { agentId, job, room } = await bed.dispatch(name, { transfer_to: '+1 510 555 0100' }, (r) =>
+    r.userJoins('sip_+15550001111'),
   );
   const sessionId = (await eventually(
-    async () => (await p.request('GET', `/admin/v1/sessions?agent_id=${agent.body.id}`)).body.data[0]?.id as string,
+    async () => (await p.request('GET', `/admin/v1/sessions?agent_id=${agentId}`)).body.data[0]?.id as string,
     (id) => id !== undefined,
     { what: 'session' },
   ))!;

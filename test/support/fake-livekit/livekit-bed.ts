@@ -1,10 +1,12 @@
+import { JobStatus } from '@livekit/protocol';
+import { expect } from 'vitest';
 import type { Reply } from '../http-receiver.js';
 import { eventually } from '../eventually.js';
 import { HttpReceiver } from '../http-receiver.js';
 import { OpenAiAudioServer } from '../openai-audio-server.js';
 import { startParley, type TestParley } from '../parley.js';
 import { TestRedis } from '../redis-server.js';
-import { FakeRooms } from './fake-room.js';
+import { FakeRooms, type FakeRoom } from './fake-room.js';
 import { FakeLivekit } from './server.js';
 
 /** A Parley registered with the fake LiveKit, rooms stood in for with a real AudioSource, STT and webhook local. */
@@ -15,6 +17,15 @@ export interface LivekitBed {
   audioApi: OpenAiAudioServer;
   webhook: HttpReceiver;
   p: TestParley;
+  /**
+   * A passthrough agent (OpenAI STT, espeak TTS, the bed's webhook; `settings` on top) dispatched to
+   * room `name`; `join` brings the user in once the agent has joined; resolves once the job runs.
+   */
+  dispatch<T>(
+    name: string,
+    settings: Record<string, unknown>,
+    join: (room: FakeRoom) => T,
+  ): Promise<{ agentId: string; job: { id: string }; room: FakeRoom; joined: T }>;
   close(): Promise<void>;
 }
 
@@ -50,6 +61,28 @@ export async function startLivekitBed(o: {
     audioApi,
     webhook,
     p,
+    dispatch: async (name, settings, join) => {
+      const preset = await p.request('POST', '/admin/v1/presets', {
+        body: {
+          name: `lk ${name}`,
+          stt: { provider: 'openai', model: 'whisper-1', language: 'en' },
+          tts: { provider: 'espeak', model: 'espeak-ng', voice: 'en-us' },
+        },
+      });
+      const agent = await p.request('POST', '/admin/v1/agents', {
+        body: { name, mode: 'passthrough', webhook_url: webhook.url, preset_id: preset.body.id, ...settings },
+      });
+      expect(agent.status).toBe(201);
+      const { job } = await fake.dispatch(name, 'parley', JSON.stringify({ agent_id: agent.body.id }));
+      const room = await rooms.joined(name);
+      const joined = join(room);
+      await eventually(
+        () => fake.jobs.get(job.id)!.statuses,
+        (s) => s.includes(JobStatus.JS_RUNNING),
+        { what: 'running' },
+      );
+      return { agentId: agent.body.id as string, job, room, joined };
+    },
     close: async () => {
       await p.close();
       await Promise.all([fake.stop(), audioApi.close(), webhook.close()]);
