@@ -9,8 +9,8 @@ export interface RedisOptions {
   url: string;
   logger?: Logger;
   /**
-   * How long Redis may take to answer before it counts as down: the TCP connect timeout, the time a
-   * command may wait to be written, and the watchdog's deadline for a PING (see RedisWatchdog).
+   * How long Redis may take to answer before it counts as down: the TCP connect timeout and the
+   * watchdog's deadline for a PING (see RedisWatchdog), which bounds every command's wait.
    */
   timeoutMs?: number;
 }
@@ -34,7 +34,9 @@ export async function connectRedis({ url, logger, timeoutMs = 1_000 }: RedisOpti
     url,
     disableOfflineQueue: true,
     commandsQueueMaxLength: maxPendingCommands,
-    commandOptions: { timeout: timeoutMs },
+    // No per-command timeout: node-redis arms an AbortSignal.timeout (a timer that lives its whole
+    // span) for every command, a few percent of the event loop under voice load; the watchdog
+    // already fails every waiting command within about 1.5 × timeoutMs of Redis going quiet.
     socket: {
       connectTimeout: timeoutMs,
       reconnectStrategy: (retries) => Math.min(50 * 2 ** retries, 1_000),
