@@ -113,7 +113,7 @@ export async function runToolsBench(): Promise<ToolsReport> {
           body,
           { 'Content-Type': 'application/json' },
           {
-            signal: AbortSignal.timeout(10_000),
+            timeoutMs: 10_000,
             maxResponseBytes: 64 * 1024,
           },
         );

@@ -24,21 +24,40 @@ export interface PostReply {
   text: string | null;
 }
 
+export interface PostOptions {
+  /** The whole exchange (connect, send, reply read) must finish within this; else `PostTimeoutError`. */
+  timeoutMs: number;
+  /** The caller's abort (barge-in, shutdown): the request is dropped and the promise rejects. */
+  signal?: AbortSignal | undefined;
+  maxResponseBytes: number;
+}
+
+/** The request did not finish within its `timeoutMs`. */
+export class PostTimeoutError extends Error {
+  override readonly name = 'PostTimeoutError';
+  constructor(readonly timeoutMs: number) {
+    super(`no answer within ${timeoutMs} ms`);
+  }
+}
+
 /**
- * POSTs `body` and reads the reply. Rejects on network errors and when `signal` aborts (before
- * or while the reply is read), so callers tell timeouts from failures by their own signals.
+ * POSTs `body` and reads the reply. Rejects on network errors, on the caller's abort and, with a
+ * `PostTimeoutError`, when `timeoutMs` passes first. The deadline is a plain timer cleared when
+ * the request settles: `AbortSignal.timeout` keeps its timer for the whole span (30 s for a
+ * webhook) and `AbortSignal.any` its sources, on every turn of every session.
  */
 export function postJson(
   url: string,
   body: string,
   headers: Record<string, string>,
-  options: { signal: AbortSignal; maxResponseBytes: number },
+  options: PostOptions,
 ): Promise<PostReply> {
   return new Promise<PostReply>((resolve, reject) => {
     let settled = false;
     const settle = (outcome: PostReply | Error) => {
       if (settled) return;
       settled = true;
+      clearTimeout(deadline);
       if (outcome instanceof Error) reject(outcome);
       else resolve(outcome);
     };
@@ -50,6 +69,11 @@ export function postJson(
       agent: target.protocol === 'https:' ? httpsAgent : httpAgent,
       signal: options.signal,
     });
+    const deadline = setTimeout(() => {
+      const timedOut = new PostTimeoutError(options.timeoutMs);
+      settle(timedOut);
+      req.destroy(timedOut);
+    }, options.timeoutMs);
     req.once('error', settle);
     req.once('response', (res: IncomingMessage) => {
       const status = res.statusCode ?? 0;

@@ -180,7 +180,6 @@ export class EventOutbox {
   private async deliver(job: Job<DeliveryJob>): Promise<void> {
     const { envelope, url, key } = job.data;
     const body = JSON.stringify(envelope);
-    const timeout = AbortSignal.timeout(this.options.timeoutMs);
     let status: number;
     try {
       const headers = outboundHeaders(body, key, {
@@ -188,13 +187,12 @@ export class EventOutbox {
         'X-Parley-Event-Attempt': String(job.attemptsMade + 1),
       });
       // The reply is not used; reading a little of it keeps the connection reusable.
-      ({ status } = await postJson(url, body, headers, { signal: timeout, maxResponseBytes: 64 * 1024 }));
+      ({ status } = await postJson(url, body, headers, {
+        timeoutMs: this.options.timeoutMs,
+        maxResponseBytes: 64 * 1024,
+      }));
     } catch (err) {
-      const reason = timeout.aborted
-        ? `no answer within ${this.options.timeoutMs} ms`
-        : err instanceof Error
-          ? err.message
-          : String(err);
+      const reason = err instanceof Error ? err.message : String(err);
       throw new DeliveryError(`request failed: ${reason}`, null);
     }
     if (status < 200 || status > 299) throw new DeliveryError(`receiver answered HTTP ${status}`, status);

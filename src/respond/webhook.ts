@@ -1,6 +1,6 @@
 import { isoNow } from '../records/timestamps.js';
 import { outboundHeaders } from '../events/outbound-headers.js';
-import { postJson } from '../events/outbound-post.js';
+import { PostTimeoutError, postJson } from '../events/outbound-post.js';
 import { parseWebhookAction, type CallAction } from '../actions/call-action.js';
 
 /** SPEC §2 webhook request body, `type` = `transcription_complete`. */
@@ -51,14 +51,13 @@ export async function callWebhook(
     data: { transcript: turn.transcript, user_id: turn.userId, context: turn.context },
   };
   const body = JSON.stringify(payload);
-  const timeout = AbortSignal.timeout(target.timeoutMs);
-  const combined = signal === undefined ? timeout : AbortSignal.any([timeout, signal]);
   const start = performance.now();
   const elapsed = () => Math.round((performance.now() - start) * 100) / 100;
   let status: number | null = null;
   try {
     const reply = await postJson(target.url, body, outboundHeaders(body, target.apiKey), {
-      signal: combined,
+      timeoutMs: target.timeoutMs,
+      signal,
       maxResponseBytes: maxReplyBytes,
     });
     status = reply.status;
@@ -116,7 +115,7 @@ export async function callWebhook(
   } catch (err) {
     if (signal?.aborted)
       return { ok: false, failure: 'aborted', status, latencyMs: elapsed(), message: 'aborted by the session' };
-    if (timeout.aborted) {
+    if (err instanceof PostTimeoutError) {
       return {
         ok: false,
         failure: 'timeout',

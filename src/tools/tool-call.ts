@@ -1,5 +1,5 @@
 import { outboundHeaders } from '../events/outbound-headers.js';
-import { postJson } from '../events/outbound-post.js';
+import { PostTimeoutError, postJson } from '../events/outbound-post.js';
 import { isoNow } from '../records/timestamps.js';
 
 /** The body of a tool call: what the operator's tool endpoint receives. */
@@ -49,11 +49,11 @@ export async function postToolCall(
   signal: AbortSignal,
 ): Promise<ToolResult> {
   const body = JSON.stringify({ type: 'tool_call', ...call, timestamp: isoNow() } satisfies ToolCallRequest);
-  const timeout = AbortSignal.timeout(target.timeoutMs);
   let status: number | null = null;
   try {
     const reply = await postJson(target.url, body, outboundHeaders(body, target.apiKey), {
-      signal: AbortSignal.any([timeout, signal]),
+      timeoutMs: target.timeoutMs,
+      signal,
       maxResponseBytes: maxReplyBytes,
     });
     status = reply.status;
@@ -66,7 +66,7 @@ export async function postToolCall(
     }
   } catch (err) {
     if (signal.aborted) return failed('aborted', status, 'aborted by the session');
-    if (timeout.aborted) return failed('timeout', status, `tool did not answer within ${target.timeoutMs} ms`);
+    if (err instanceof PostTimeoutError) return failed('timeout', status, `tool did not answer within ${target.timeoutMs} ms`);
     const reason = err instanceof Error ? ((err.cause as Error | undefined)?.message ?? err.message) : String(err);
     return failed('network_error', status, `tool request failed: ${reason}`);
   }
