@@ -2,6 +2,8 @@
  * Batched VAD: the real Silero v5 model on real espeak-ng speech (test/fixtures/audio), run alone
  * and in batches, directly and through the VAD worker.
  */
+import { readdirSync, readFileSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AudioFrame } from '../../src/pipeline/audio-frame.js';
 import type { VadEvent } from '../../src/pipeline/vad/events.js';
@@ -192,6 +194,18 @@ describe('SileroVad: streams batched on the VAD worker', { timeout: 60_000 }, ()
     expect(errors.map((e) => e.message)).toEqual(['sink bug']);
     expect(good.errors).toEqual([]);
     good.stream.close();
+  });
+
+  it.runIf(process.platform === 'linux')('runs inference on a thread niced below the event loop', () => {
+    const loopNice = getPriority();
+    expect(vad.workerNice).toBe(Math.min(19, loopNice + 10));
+    // nice is per thread on Linux: the worker's thread has it, this (the event loop's) keeps its own
+    const nices = readdirSync('/proc/self/task').map((tid) => {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+    });
+    expect(nices).toContain(vad.workerNice);
+    expect(getPriority()).toBe(loopNice);
   });
 
   it('refuses audio past maxPendingMs instead of queueing it (the model is behind)', () => {

@@ -30,7 +30,12 @@ export class SileroVad {
   readonly #silenceFloorDbfs: SilenceFloorDbfs;
   #closed = false;
 
-  private constructor(batcher: VadBatcher, silenceFloorDbfs: SilenceFloorDbfs) {
+  private constructor(
+    batcher: VadBatcher,
+    silenceFloorDbfs: SilenceFloorDbfs,
+    /** The VAD worker thread's nice value, below the event loop's; null where it could not be lowered. */
+    readonly workerNice: number | null,
+  ) {
     this.#batcher = batcher;
     this.#silenceFloorDbfs = silenceFloorDbfs;
   }
@@ -46,8 +51,8 @@ export class SileroVad {
       batchIntervalMs: options.batchIntervalMs ?? 2,
       logger: options.logger,
     });
-    await batcher.warm();
-    return new SileroVad(batcher, silenceFloorDbfs);
+    const { nice } = await batcher.warm();
+    return new SileroVad(batcher, silenceFloorDbfs, nice);
   }
 
   /** A new stream with its own state; options are per stream (per agent), the silence floor this VAD's unless given. */

@@ -93,9 +93,12 @@ export class VadBatcher {
     return this.#inFlight;
   }
 
-  /** Starts the worker and loads the model. */
-  async warm(): Promise<void> {
-    await this.#client().call('warm', {});
+  /** Starts the worker and loads the model; answers the worker thread's nice value (null: unchanged). */
+  async warm(): Promise<{ nice: number | null }> {
+    const { nice } = await this.#client().call('warm', {});
+    if (nice === null && process.platform === 'linux')
+      this.#options.logger?.warn('VAD worker could not lower its CPU priority; it competes with the event loop');
+    return { nice };
   }
 
   /** Queues `row`'s window (written into `row.state.input`) for the next batch. */

@@ -23,6 +23,9 @@ export type VadProtocol = {
    * whenever the batcher grew them.
    */
   infer: { request: { batch: number; buffers?: VadSharedBuffers }; reply: Record<string, never> };
-  /** Resolves once the model is loaded. */
-  warm: { request: Record<string, never>; reply: Record<string, never> };
+  /**
+   * Resolves once the model is loaded, with the worker thread's nice value (null: it could not
+   * lower its priority, see workers/thread-priority.ts).
+   */
+  warm: { request: Record<string, never>; reply: { nice: number | null } };
 };

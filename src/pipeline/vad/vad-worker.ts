@@ -4,11 +4,15 @@
  */
 import { workerData } from 'node:worker_threads';
 import { serveRpc } from '../../workers/serve-rpc.js';
+import { backgroundNiceSteps, lowerThreadPriority } from '../../workers/thread-priority.js';
 import { vadInputSamples, vadStateSize } from './silero-format.js';
 import { SileroModel } from './silero-model.js';
 import type { VadProtocol, VadWorkerSetup } from './vad-protocol.js';
 
 const setup = workerData as VadWorkerSetup;
+// Inference yields to the event loop when a core is contended: a late batch only grows the next
+// one (vad-batcher.ts), while a late event loop delays every session's frames and timers.
+const nice = lowerThreadPriority(backgroundNiceSteps);
 const model = SileroModel.load(setup);
 let views: { input: Float32Array; state: Float32Array; probabilities: Float32Array } | undefined;
 const local = { input: new Float32Array(0), state: new Float32Array(0) };
@@ -40,6 +44,6 @@ serveRpc<VadProtocol>({
   },
   async warm() {
     await model;
-    return {};
+    return { nice };
   },
 });
