@@ -33,9 +33,13 @@ export class Int16Ring {
       src = src.subarray(src.length - this.capacity);
     }
     const at = this.#written % this.capacity;
-    const first = Math.min(src.length, this.capacity - at);
-    this.#buffer.set(src.subarray(0, first), at);
-    if (first < src.length) this.#buffer.set(src.subarray(first), 0);
+    const first = this.capacity - at;
+    if (src.length <= first) {
+      this.#buffer.set(src, at); // the usual case: no wrap, no view made (this runs for every frame)
+    } else {
+      this.#buffer.set(src.subarray(0, first), at);
+      this.#buffer.set(src.subarray(first), 0);
+    }
     this.#written += src.length;
   }
 
