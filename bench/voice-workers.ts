@@ -10,7 +10,11 @@
  * over the step (from the same figures). The load generator runs in its own process
  * (bench/lib/voice-load-side.ts) and its CPU is reported beside.
  *
- *   node --import tsx bench/voice-workers.ts      # VOICE_WORKERS=<k> (default: the cores), VOICE_WORKERS_SESSIONS=64,128,…
+ * Each step runs `VOICE_WORKERS_TRIES` times (default 3): this shared machine's speed drifts by
+ * tens of percent between minutes, so one try says little about whether a count holds. A count
+ * holds when every try stays within the limit; the ramp stops at the first that does not.
+ *
+ *   node --import tsx bench/voice-workers.ts      # VOICE_WORKERS=<k> (default: the cores), VOICE_WORKERS_SESSIONS=64,128,…, VOICE_WORKERS_TRIES=3
  */
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -31,6 +35,8 @@ const voiceBench = fileURLToPath(new URL('./voice.ts', import.meta.url));
 interface WorkersRow {
   workers: number;
   sessions: number;
+  /** 1, 2, …: the step's tries, each a fresh set of sessions. */
+  try: number;
   /** The worst worker's event-loop delay p99 over the step. */
   frame_lag_p99_ms: number;
   /** End-of-speech frame sent → `transcript` received. */
@@ -59,6 +65,7 @@ async function step(
   agentToken: string,
   workers: number,
   n: number,
+  attempt: number,
   options: VoiceBenchOptions,
   clients: VoiceClientProcess,
   triggers: number[],
@@ -94,6 +101,7 @@ async function step(
   return {
     workers,
     sessions: n,
+    try: attempt,
     frame_lag_p99_ms: lag,
     transcript_p99_ms: round(transcripts.p99_ms, 1),
     missing_transcripts: result.missing_transcripts,
@@ -106,6 +114,7 @@ async function step(
 export async function main(): Promise<void> {
   const workers = Number(process.env['VOICE_WORKERS'] ?? availableParallelism());
   const sessions = (process.env['VOICE_WORKERS_SESSIONS'] ?? '32,64,128,256').split(',').map(Number);
+  const tries = Number(process.env['VOICE_WORKERS_TRIES'] ?? '3');
   // the load of bench/voice (b): the same stream length and stagger, so the tables compare
   const options: VoiceBenchOptions = { ...defaultVoiceBenchOptions };
   const redis = await TestRedis.start({ external: false, persistence: false });
@@ -127,13 +136,15 @@ export async function main(): Promise<void> {
       try {
         await processFigures(server.url); // starts each worker's CPU and event-loop sample
         const agentToken = await createAgent(server.url, `${webhook.url}/hook`);
-        for (const n of sessions) {
-          const row = await step(server.url, agentToken, k, n, options, clients, triggers);
-          rows.push(row);
-          console.log(
-            `  ${k} worker(s), ${n} sessions: frame lag p99 ${row.frame_lag_p99_ms} ms, Parley ${row.parley_cores} cores, clients ${row.client_cores} cores`,
-          );
-          if (!row.within_limit) break;
+        ramp: for (const n of sessions) {
+          for (let attempt = 1; attempt <= tries; attempt++) {
+            const row = await step(server.url, agentToken, k, n, attempt, options, clients, triggers);
+            rows.push(row);
+            console.log(
+              `  ${k} worker(s), ${n} sessions, try ${attempt}: frame lag p99 ${row.frame_lag_p99_ms} ms, Parley ${row.parley_cores} cores, clients ${row.client_cores} cores`,
+            );
+            if (!row.within_limit) break ramp;
+          }
         }
       } finally {
         await server.stop();
@@ -144,15 +155,20 @@ export async function main(): Promise<void> {
     await webhook?.stop().catch(() => {}); // best effort: killed with this process anyway
     await redis.close();
   }
-  const best = (k: number) =>
-    Math.max(0, ...rows.filter((r) => r.workers === k && r.within_limit).map((r) => r.sessions));
+  /** A count holds when each of its tries stayed within the limit. */
+  const holds = (k: number, n: number) => {
+    const tried = rows.filter((r) => r.workers === k && r.sessions === n);
+    return tried.length === tries && tried.every((r) => r.within_limit);
+  };
+  const best = (k: number) => Math.max(0, ...sessions.filter((n) => holds(k, n)));
   const markdown = [
-    `Sessions within ${options.lagLimitMs} ms p99 frame lag: ${best(1)} with 1 worker, ${best(workers)} with ${workers}.`,
+    `Sessions within ${options.lagLimitMs} ms p99 frame lag in all ${tries} tries: ${best(1)} with 1 worker, ${best(workers)} with ${workers}.`,
     '',
     markdownTable(
       [
         'PARLEY_WORKERS',
         'sessions',
+        'try',
         'frame lag p99 ms (worst worker)',
         'transcript p99 ms',
         'missing',
@@ -163,6 +179,7 @@ export async function main(): Promise<void> {
       rows.map((r) => [
         r.workers,
         r.sessions,
+        r.try,
         r.frame_lag_p99_ms,
         r.transcript_p99_ms,
         r.missing_transcripts,
@@ -170,12 +187,12 @@ export async function main(): Promise<void> {
         r.client_cores,
         r.within_limit ? 'yes' : 'no',
       ]),
-      ['right', 'right', 'right', 'right', 'right', 'right', 'right', 'left'],
+      ['right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'left'],
     ),
   ].join('\n');
   const paths = await writeResults(
     'voice-workers',
-    { bench: 'voice-workers', machine: machineInfo(), options, rows },
+    { bench: 'voice-workers', machine: machineInfo(), options, tries, rows },
     markdown,
   );
   console.log(markdown);

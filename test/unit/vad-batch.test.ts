@@ -228,3 +228,52 @@ describe('SileroVad: streams batched on the VAD worker', { timeout: 60_000 }, ()
     long.close();
   });
 });
+
+describe(
+  'VAD batch policy: a full batch goes at once, a partial one waits for the interval',
+  { timeout: 60_000 },
+  () => {
+    let vad: SileroVad;
+    beforeAll(async () => {
+      // an interval no test waits out: only a full batch (4 windows) or the first batch can start
+      vad = await SileroVad.load({ silenceFloorDbfs: 'off', batchIntervalMs: 600_000, fullBatch: 4 });
+    }, 60_000);
+    afterAll(async () => {
+      await vad.close();
+    });
+
+    it('holds windows below fullBatch until the interval, and runs them the moment the batch is full', async () => {
+      const window = { samples: audio[0]!.samples.subarray(0, vadWindowSamples), sampleRate: 16000 };
+      const scored: number[] = [];
+      const streams = Array.from({ length: 4 }, (_, i) =>
+        vad.stream(
+          { emitInference: true },
+          { event: (e) => void (e.type === 'inference' && scored.push(i)), error: () => undefined },
+        ),
+      );
+      // the first batch ever starts at once (no batch before it to wait after)
+      streams[0]!.push(window);
+      await streams[0]!.whenIdle();
+      expect(scored).toEqual([0]);
+      const before = vad.stats.batches;
+      for (const stream of streams.slice(0, 3)) stream.push(window);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(vad.stats.batches).toBe(before); // three waiting, the interval far off: nothing ran
+      expect(vad.stats.waiting).toBe(3);
+      streams[3]!.push(window); // the fourth fills the batch
+      await Promise.all(streams.map((s) => s.whenIdle()));
+      expect(vad.stats.batches).toBe(before + 1);
+      expect(scored.slice(1).sort()).toEqual([0, 1, 2, 3]);
+      for (const stream of streams) stream.close();
+    });
+
+    it('never holds a batch that cannot grow: a stream alone catches up window after window', async () => {
+      const before = vad.stats.batches;
+      const lone = vad.stream({}, { event: () => undefined, error: () => undefined });
+      lone.push({ samples: audio[0]!.samples.subarray(0, 5 * vadWindowSamples), sampleRate: 16000 });
+      await lone.whenIdle(); // five batches of one, none waiting for the 10-minute interval
+      expect(vad.stats.batches - before).toBe(5);
+      lone.close();
+    });
+  },
+);

@@ -18,8 +18,10 @@ export interface SileroVadLoadOptions {
   intraOpNumThreads: number;
   /** Most windows in one batch. */
   maxBatch: number;
-  /** Least time between two batches' starts (windows due meanwhile join the next one). */
+  /** Least time between two batches' starts (windows due meanwhile join the next one), unless `fullBatch` wait. */
   batchIntervalMs: number;
+  /** Windows waiting that start a batch at once. */
+  fullBatch: number;
   /** Windows quieter than this outside an utterance are scored 0 without the model; `off`: none are. */
   silenceFloorDbfs: SilenceFloorDbfs;
   logger: Pick<Logger, 'warn'>;
@@ -48,7 +50,8 @@ export class SileroVad {
       modelPath: options.modelPath ?? defaultSileroModelPath(),
       intraOpNumThreads: options.intraOpNumThreads ?? 1,
       maxBatch: options.maxBatch ?? 1024,
-      batchIntervalMs: options.batchIntervalMs ?? 2,
+      batchIntervalMs: options.batchIntervalMs ?? 8,
+      fullBatch: options.fullBatch ?? 32,
       logger: options.logger,
     });
     const { nice } = await batcher.warm();

@@ -2,10 +2,15 @@
  * Gathers every live stream's due window into one batch and runs it on the VAD worker thread.
  *
  * Policy (what happens when inference falls behind):
- * - One batch runs at a time, and batches start at most every `batchIntervalMs` (2 ms: a stream catching up still runs 16× real time). Windows
- *   that fall due meanwhile wait for the next one, which starts when the reply is in and the
- *   interval is up: the slower inference is, the larger (and cheaper per window) the batches grow,
- *   so the worker catches up instead of queueing.
+ * - One batch runs at a time. A batch starts once it cannot usefully grow: `fullBatch` windows
+ *   wait (32: past that a row costs about the same however many more join) or every open stream
+ *   has its window waiting (one session alone, or catching up, never waits); otherwise
+ *   `batchIntervalMs` (8 ms, a quarter of a window) after the last one started. Windows that fall due meanwhile
+ *   wait for the next one, which starts when the reply is in: the slower inference is, the larger
+ *   (and cheaper per window) the batches grow, so the worker catches up instead of queueing. Each
+ *   batch costs a wake-up of the worker and of the event loop (~80 µs of a sender's CPU each on
+ *   this project's VMs) and ONNX Runtime's fixed cost per run, so fewer, fuller batches are
+ *   cheaper; a window waits at most the interval more.
  * - A stream has at most one window in the batcher (its next window needs the state the last one
  *   produced), so a batch holds at most one row per live stream (and at most `maxBatch`; rows past
  *   it go in the next batch). Nothing else queues here.
@@ -31,11 +36,14 @@ export interface VadBatcherOptions extends VadWorkerSetup {
   /** Most rows in one batch. */
   maxBatch: number;
   /**
-   * A batch starts at least this long after the one before (unless that one took longer): windows
-   * that fall due meanwhile gather into it. Fewer, larger batches cost less CPU per window and
-   * wake the worker less often; each window waits at most this long more.
+   * A batch starts at least this long after the one before (unless that one took longer, or
+   * `fullBatch` windows wait): windows that fall due meanwhile gather into it. Fewer, larger
+   * batches cost less CPU per window and wake the worker less often; each window waits at most
+   * this long more.
    */
   batchIntervalMs: number;
+  /** This many waiting windows (or every open stream's) start a batch without waiting for the interval. */
+  fullBatch: number;
   logger?: Pick<Logger, 'warn'> | undefined;
 }
 
@@ -56,9 +64,12 @@ export class VadBatcher {
   readonly #options: VadBatcherOptions;
   #worker: WorkerClient<VadProtocol> | undefined;
   #waiting: BatchRow[] = [];
+  /** Streams open on this batcher: when all of them wait, the batch cannot grow. */
+  #open = 0;
   #running: BatchRow[] = [];
   #inFlight = false;
-  #scheduled = false;
+  /** The pending start of the next batch (a timer or an immediate), if one is set. */
+  #scheduled: { cancel(): void } | undefined;
   /** When the last batch started (performance.now()). */
   #lastStart = -Infinity;
   #closed = false;
@@ -101,6 +112,25 @@ export class VadBatcher {
     return { nice };
   }
 
+  /** A stream opened (it may submit windows until it `leave`s). */
+  join(): void {
+    this.#open++;
+  }
+
+  /** A stream closed: its waiting window is taken out; a row already running is answered and ignored. */
+  leave(row: BatchRow): void {
+    this.#open--;
+    const at = this.#waiting.indexOf(row);
+    if (at !== -1) this.#waiting.splice(at, 1);
+    this.stats.waiting = this.#waiting.length;
+    if (!this.#inFlight && this.#waiting.length > 0 && this.#full()) this.#startNow();
+  }
+
+  /** Whether the waiting rows make a batch that waiting longer would not grow. */
+  #full(): boolean {
+    return this.#waiting.length >= Math.min(this.#options.fullBatch, this.#open);
+  }
+
   /** Queues `row`'s window (written into `row.state.input`) for the next batch. */
   submit(row: BatchRow): void {
     if (this.#closed) {
@@ -109,7 +139,15 @@ export class VadBatcher {
     }
     this.#waiting.push(row);
     this.stats.waiting = this.#waiting.length;
-    if (!this.#inFlight) this.#schedule();
+    if (this.#inFlight) return;
+    if (this.#full()) this.#startNow();
+    else this.#schedule();
+  }
+
+  #startNow(): void {
+    this.#scheduled?.cancel();
+    this.#scheduled = undefined;
+    this.#flush();
   }
 
   /** Counts a window its stream scored without the model (see VadStream: the silence floor). */
@@ -117,15 +155,10 @@ export class VadBatcher {
     this.stats.skipped++;
   }
 
-  /** Takes `row` out of the next batch (its stream ended); a row already running is answered and ignored. */
-  cancel(row: BatchRow): void {
-    const at = this.#waiting.indexOf(row);
-    if (at !== -1) this.#waiting.splice(at, 1);
-    this.stats.waiting = this.#waiting.length;
-  }
-
   async close(): Promise<void> {
     this.#closed = true;
+    this.#scheduled?.cancel();
+    this.#scheduled = undefined;
     for (const row of this.#waiting.splice(0)) row.failed(new Error('VAD is closed'));
     await this.#worker?.close('VAD is closed');
   }
@@ -148,17 +181,24 @@ export class VadBatcher {
     return this.#worker;
   }
 
-  /** Starts the next batch once the interval since the last one is up (every window due by then joins it). */
+  /**
+   * Starts the next batch once the interval since the last one is up (every window due by then
+   * joins it), at once when a full batch waits.
+   */
   #schedule(): void {
     if (this.#scheduled || this.#closed || this.#waiting.length === 0) return;
-    this.#scheduled = true;
-    const wait = this.#lastStart + this.#options.batchIntervalMs - performance.now();
     const go = () => {
-      this.#scheduled = false;
+      this.#scheduled = undefined;
       this.#flush();
     };
-    if (wait > 0) setTimeout(go, wait);
-    else setImmediate(go);
+    const wait = this.#full() ? 0 : this.#lastStart + this.#options.batchIntervalMs - performance.now();
+    if (wait > 0) {
+      const timer = setTimeout(go, wait);
+      this.#scheduled = { cancel: () => clearTimeout(timer) };
+    } else {
+      const immediate = setImmediate(go);
+      this.#scheduled = { cancel: () => clearImmediate(immediate) };
+    }
   }
 
   #flush(): void {
@@ -224,8 +264,8 @@ export class VadBatcher {
       }
       rollContext(s);
     }
-    this.#inFlight = false;
-    // answering may queue each stream's next window; then the next batch goes at once
+    // Answering queues each stream's next window (and may close streams); the batch counts as in
+    // flight until every row is answered, so nothing starts the next one halfway through this loop.
     for (let b = 0; b < batch; b++) {
       const row = rows[b]!;
       try {
@@ -236,14 +276,15 @@ export class VadBatcher {
       }
     }
     rows.length = 0;
+    this.#inFlight = false;
     this.#schedule();
   }
 
   #fail(err: Error): void {
     const rows = this.#running;
     this.#running = [];
-    this.#inFlight = false;
     for (const row of rows) row.failed(err);
+    this.#inFlight = false;
     this.#schedule();
   }
 }

@@ -79,6 +79,7 @@ export class VadStream implements BatchRow {
     this.#silentBelow = silenceFloorEnergy(silenceFloorDbfs);
     this.#batcher = batcher;
     this.#sink = sink;
+    batcher.join();
     this.#gate = new SpeechGate(this.options, windowMs);
     this.#prefixSamples = samplesForMs(this.options.prefixPaddingMs, vadSampleRate);
     this.#maxPending = Math.max(vadWindowSamples, samplesForMs(maxPendingMs, vadSampleRate));
@@ -150,7 +151,7 @@ export class VadStream implements BatchRow {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#batcher.cancel(this);
+    this.#batcher.leave(this);
     this.#settleIdle();
   }
 
