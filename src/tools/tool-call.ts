@@ -66,7 +66,8 @@ export async function postToolCall(
     }
   } catch (err) {
     if (signal.aborted) return failed('aborted', status, 'aborted by the session');
-    if (err instanceof PostTimeoutError) return failed('timeout', status, `tool did not answer within ${target.timeoutMs} ms`);
+    if (err instanceof PostTimeoutError)
+      return failed('timeout', status, `tool did not answer within ${target.timeoutMs} ms`);
     const reason = err instanceof Error ? ((err.cause as Error | undefined)?.message ?? err.message) : String(err);
     return failed('network_error', status, `tool request failed: ${reason}`);
   }
