@@ -5,12 +5,12 @@
  * - One batch runs at a time. A batch starts once it cannot usefully grow: `fullBatch` windows
  *   wait (32: past that a row costs about the same however many more join) or every open stream
  *   has its window waiting (one session alone, or catching up, never waits); otherwise
- *   `batchIntervalMs` (8 ms, a quarter of a window) after the last one started. Windows that fall due meanwhile
- *   wait for the next one, which starts when the reply is in: the slower inference is, the larger
- *   (and cheaper per window) the batches grow, so the worker catches up instead of queueing. Each
- *   batch costs a wake-up of the worker and of the event loop (~80 µs of a sender's CPU each on
- *   this project's VMs) and ONNX Runtime's fixed cost per run, so fewer, fuller batches are
- *   cheaper; a window waits at most the interval more.
+ *   `batchIntervalMs` (8 ms, a quarter of a window) after the last one started. Windows that
+ *   fall due meanwhile wait for the next one, which starts when the reply is in: the slower
+ *   inference is, the larger (and cheaper per window) the batches grow, so the worker catches up
+ *   instead of queueing. Each batch costs a wake-up of the worker and of the event loop (~80 µs
+ *   of the sender's CPU each on small VMs) and ONNX Runtime's fixed cost per run, so fewer,
+ *   fuller batches are cheaper; a window waits at most the interval more.
  * - A stream has at most one window in the batcher (its next window needs the state the last one
  *   produced), so a batch holds at most one row per live stream (and at most `maxBatch`; rows past
  *   it go in the next batch). Nothing else queues here.
