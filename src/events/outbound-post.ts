@@ -44,7 +44,7 @@ export class PostTimeoutError extends Error {
  * POSTs `body` and reads the reply. Rejects on network errors, on the caller's abort and, with a
  * `PostTimeoutError`, when `timeoutMs` passes first. The deadline is a plain timer cleared when
  * the request settles: `AbortSignal.timeout` keeps its timer for the whole span (30 s for a
- * webhook) and `AbortSignal.any` its sources, on every turn of every session.
+ * webhook) and a combined signal keeps its sources, on every turn of every session.
  */
 export function postJson(
   url: string,
