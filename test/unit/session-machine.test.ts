@@ -267,12 +267,18 @@ describe('session machine', () => {
 
   describe('barge-in: playback pauses at once, the words decide', () => {
     /** A turn whose answer is being spoken, then the user starts talking over it. */
-    function overTheAgent(input: Partial<SessionMachineInput> = {}) {
+    /** The agent speaking its answer to a first question. */
+    function answering(input: Partial<SessionMachineInput> = {}) {
       const m = start(input);
       m.actor.send({ type: 'SPEECH_START' });
       m.actor.send(utterance);
       m.actor.send({ type: 'TRANSCRIBED', text: 'first question', at: 1_600 });
       m.actor.send({ type: 'AUDIO_STARTED' });
+      return m;
+    }
+    /** The user starts speaking over that answer. */
+    function overTheAgent(input: Partial<SessionMachineInput> = {}) {
+      const m = answering(input);
       m.actor.send({ type: 'SPEECH_START' });
       return m;
     }
@@ -286,11 +292,7 @@ describe('session machine', () => {
     });
 
     it('pauses on the first window that may be speech (SPEECH_ONSET), before it is confirmed', () => {
-      const m = start();
-      m.actor.send({ type: 'SPEECH_START' });
-      m.actor.send(utterance);
-      m.actor.send({ type: 'TRANSCRIBED', text: 'first question', at: 1_600 });
-      m.actor.send({ type: 'AUDIO_STARTED' });
+      const m = answering();
       m.actor.send({ type: 'SPEECH_ONSET' });
       expect(m.state()).toBe('{"active":{"turn":{"speaking":{"paused":"talking"}}}}');
       expect(kinds(m.log.emitted)).toEqual(['turn_started', 'playback_paused']);
@@ -300,11 +302,7 @@ describe('session machine', () => {
     });
 
     it('an onset dismissed before min_speech (a click) resumes playback at once: no check, no interruption', () => {
-      const m = start();
-      m.actor.send({ type: 'SPEECH_START' });
-      m.actor.send(utterance);
-      m.actor.send({ type: 'TRANSCRIBED', text: 'first question', at: 1_600 });
-      m.actor.send({ type: 'AUDIO_STARTED' });
+      const m = answering();
       m.actor.send({ type: 'SPEECH_ONSET' });
       m.actor.send({ type: 'SPEECH_DISMISSED' });
       expect(m.state()).toBe('{"active":{"turn":{"speaking":"playing"}}}');
@@ -314,11 +312,7 @@ describe('session machine', () => {
     });
 
     it('with interruptions off an onset pauses nothing', () => {
-      const m = start({ interruptionsEnabled: false });
-      m.actor.send({ type: 'SPEECH_START' });
-      m.actor.send(utterance);
-      m.actor.send({ type: 'TRANSCRIBED', text: 'first question', at: 1_600 });
-      m.actor.send({ type: 'AUDIO_STARTED' });
+      const m = answering({ interruptionsEnabled: false });
       m.actor.send({ type: 'SPEECH_ONSET' });
       expect(m.state()).toBe('{"active":{"turn":{"speaking":"playing"}}}');
       expect(kinds(m.log.emitted)).toEqual(['turn_started']);
