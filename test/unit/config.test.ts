@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, envSchema, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import { envSchema } from '../../src/env-schema.js';
 
 /** The problem lines of the ConfigError that loadConfig throws for `env`. */
 function problemsOf(env: Record<string, string>): string[] {
@@ -203,21 +204,23 @@ describe('loadConfig', () => {
 
 describe('the README configuration table', () => {
   const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  const source = readFileSync(new URL('../../src/config.ts', import.meta.url), 'utf8');
+  const source = ['config.ts', 'env-schema.ts']
+    .map((file) => readFileSync(new URL(`../../src/${file}`, import.meta.url), 'utf8'))
+    .join('\n');
   /** The variable of each row of the table under "## Configuration". */
   const rows = () => {
     const section = readme.split(/^## /m).find((s) => s.startsWith('Configuration\n')) ?? '';
     return [...section.matchAll(/^\| `([A-Z][A-Z0-9_]*)`/gm)].map((m) => m[1]!);
   };
-  /** Every variable src/config.ts reads: its schema's keys, and any PARLEY_* name its code uses. */
+  /** Every variable Parley's configuration reads: the schema's keys, and any PARLEY_* name its code uses. */
   const read = () => new Set([...Object.keys(envSchema.shape), ...(source.match(/\bPARLEY_[A-Z0-9_]+\b/g) ?? [])]);
 
-  it('lists every variable src/config.ts reads', () => {
+  it('lists every variable the configuration reads', () => {
     expect(rows().length).toBeGreaterThan(10);
     expect([...read()].filter((name) => !rows().includes(name))).toEqual([]);
   });
 
-  it('lists nothing src/config.ts does not read, and each variable once', () => {
+  it('lists nothing the configuration does not read, and each variable once', () => {
     expect(rows().filter((name) => !read().has(name))).toEqual([]);
     expect(rows().filter((name, i) => rows().indexOf(name) !== i)).toEqual([]);
   });

@@ -1,0 +1,112 @@
+import { z } from 'zod';
+import { defaultSilenceFloorDbfs, isSilenceFloor } from './pipeline/vad/silence-floor.js';
+
+/**
+ * The environment variables Parley reads and how each is checked (src/config.ts turns the result
+ * into the Config the rest of Parley uses). Names are `PARLEY_*` plus the ecosystem's own
+ * (`PORT`, `REDIS_URL`, `OPENAI_*`, `LIVEKIT_*`, `MODELS_DIR`, `NODE_ENV`). The README's
+ * configuration table mirrors this schema; keep them in step.
+ */
+
+const optionalString = z
+  .string()
+  .trim()
+  .transform((v) => (v === '' ? undefined : v))
+  .optional();
+
+const optionalUrl = (protocols: string[]) =>
+  optionalString.refine(
+    (v) => {
+      if (v === undefined) return true;
+      try {
+        return protocols.includes(new URL(v).protocol);
+      } catch {
+        return false;
+      }
+    },
+    { message: `must be a URL (${protocols.join(' or ')})` },
+  );
+
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+export const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  PORT: int(0, 65535).default(8080),
+  PARLEY_HOST: z.string().default('0.0.0.0'),
+  PARLEY_PUBLIC_URL: optionalUrl(['http:', 'https:']),
+  PARLEY_ADMIN_API_KEY: optionalString.refine((v) => v === undefined || v.length >= 16, {
+    message: 'must be at least 16 characters',
+  }),
+  PARLEY_DATA_DIR: z.string().default('./data'),
+  REDIS_URL: optionalUrl(['redis:', 'rediss:']),
+  PARLEY_REDIS_PREFIX: z
+    .string()
+    .regex(/^[a-z0-9_-]+$/i, 'letters, digits, _ and - only')
+    .default('parley'),
+  PARLEY_REDIS_TIMEOUT_MS: int(100, 60_000).default(1_000),
+  PARLEY_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  PARLEY_JSON_LIMIT_BYTES: int(1024, 64 * 1024 * 1024).default(1024 * 1024),
+  PARLEY_TRUST_PROXY: bool.default(false),
+  PARLEY_SHUTDOWN_TIMEOUT_MS: int(0, 600_000).default(15_000),
+  PARLEY_RATE_LIMIT_RPM: int(1, 1_000_000).default(60),
+  PARLEY_RATE_LIMIT_BURST: int(1, 1_000_000).default(10),
+  PARLEY_ESPEAK_BIN: z.string().default('espeak-ng'),
+  PARLEY_MAX_MESSAGE_CHARS: int(1, 100_000).default(4_000),
+  PARLEY_CHAT_IDLE_TIMEOUT_MS: int(1_000, 7 * 24 * 3_600_000).default(600_000),
+  PARLEY_SESSION_SWEEP_INTERVAL_MS: int(100, 3_600_000).default(10_000),
+  PARLEY_LLM_TIMEOUT_MS: int(100, 600_000).default(30_000),
+  PARLEY_LLM_HISTORY_MESSAGES: int(0, 200).default(20),
+  PARLEY_ALLOW_HTTP_TOOLS: bool.default(false),
+  PARLEY_EVENT_RETRY_BASE_MS: int(10, 600_000).default(1_000),
+  PARLEY_EVENT_TIMEOUT_MS: int(100, 120_000).default(10_000),
+  PARLEY_EVENT_CONCURRENCY: int(1, 256).default(16),
+  PARLEY_EVENT_RELAY_INTERVAL_MS: int(10, 600_000).default(1_000),
+  PARLEY_RECORD_RETRY_MS: int(0, 600_000).default(30_000),
+  PARLEY_ANALYSIS_CONCURRENCY: int(0, 64).default(2),
+  PARLEY_ANALYSIS_RETRY_BASE_MS: int(10, 600_000).default(5_000),
+  PARLEY_ANALYSIS_TIMEOUT_MS: int(1_000, 600_000).default(60_000),
+  /** Test hook (NODE_ENV=test only): the process kills itself (SIGKILL) right after storing a record with this event. */
+  PARLEY_TEST_CRASH_AFTER_RECORD: z.enum(['session_start', 'llm_response', 'audio_ready', 'session_end']).optional(),
+  PARLEY_LIVEKIT_TOKEN_TTL_S: int(30, 86_400).default(600),
+  PARLEY_VOICE_CONNECT_WINDOW_MS: int(500, 86_400_000).default(60_000),
+  PARLEY_SESSION_LEASE_TTL_MS: int(1_000, 600_000).default(30_000),
+  MODELS_DIR: z.string().default('./models'),
+  PARLEY_EMBEDDING_PROVIDER: z.enum(['local', 'openai']).default('local'),
+  PARLEY_EMBEDDING_MODEL: optionalString,
+  PARLEY_EMBEDDING_BASE_URL: optionalUrl(['http:', 'https:']),
+  PARLEY_EMBEDDING_API_KEY: optionalString,
+  PARLEY_EMBEDDING_WORKERS: int(1, 64).default(2),
+  PARLEY_EMBEDDING_THREADS: int(1, 64).default(1),
+  PARLEY_EMBEDDING_BATCH_SIZE: int(1, 2048).default(32),
+  PARLEY_EMBEDDING_TIMEOUT_MS: int(100, 600_000).default(30_000),
+  PARLEY_RAG_MAX_UPLOAD_BYTES: int(1, 1024 * 1024 * 1024).default(10 * 1024 * 1024),
+  PARLEY_RAG_CHUNK_TOKENS: int(16, 4096).default(200),
+  PARLEY_RAG_CHUNK_OVERLAP_TOKENS: int(0, 2048).default(40),
+  PARLEY_RAG_TOP_K: int(1, 50).default(5),
+  PARLEY_RAG_MIN_SCORE: z.coerce.number().min(0).max(1).default(0),
+  PARLEY_RAG_ANN_MIN_CHUNKS: int(0, 1_000_000_000).default(20_000),
+  PARLEY_RAG_INGEST_CONCURRENCY: int(0, 64).default(1),
+  PARLEY_RAG_JOB_LOCK_MS: int(1_000, 3_600_000).default(30_000),
+  OPENAI_API_KEY: optionalString,
+  OPENAI_BASE_URL: optionalUrl(['http:', 'https:']),
+  LIVEKIT_URL: optionalUrl(['ws:', 'wss:', 'http:', 'https:']),
+  LIVEKIT_API_KEY: optionalString,
+  LIVEKIT_API_SECRET: optionalString,
+  PARLEY_LIVEKIT_AGENT_NAME: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, _ . and - only (at most 64)')
+    .default('parley'),
+  PARLEY_MAX_SESSIONS: int(1, 100_000).default(100),
+  PARLEY_DRAIN_TIMEOUT_MS: int(0, 3_600_000).default(10_000),
+  PARLEY_WORKERS: int(1, 256).optional(),
+  PARLEY_VAD_SILENCE_FLOOR_DBFS: z
+    .string()
+    .transform((v) => (v.trim() === 'off' ? ('off' as const) : Number(v)))
+    .refine(isSilenceFloor, 'must be a level in dBFS from -120 to 0, or off')
+    .default(defaultSilenceFloorDbfs),
+});
