@@ -192,6 +192,7 @@ export const sessionMachine = setup({
                 src: 'endOfTurn',
                 input: ({ context }) => ({
                   audio: context.pending?.kind === 'audio' ? context.pending.audio : new Int16Array(0),
+                  startMs: context.pending?.kind === 'audio' ? context.pending.startMs : 0,
                 }),
               },
               on: {

@@ -128,4 +128,6 @@ export interface ReplyInput {
 
 export interface AudioCheckInput {
   audio: Int16Array;
+  /** Stream time of `audio[0]` (a streaming recogniser finds its segments by it). */
+  startMs: number;
 }

@@ -38,6 +38,7 @@ export function talkedOver(playing: string) {
               src: 'overhear',
               input: ({ context }: { context: SessionContext }) => ({
                 audio: context.overheard?.audio ?? new Int16Array(0),
+                startMs: context.overheard?.startMs ?? 0,
               }),
             },
             on: {

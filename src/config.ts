@@ -45,6 +45,8 @@ export interface Config {
   /** Lifetime of a live session's ownership lease; the owner renews it every third of this. */
   readonly sessionLeaseTtlMs: number;
   readonly modelsDir: string;
+  /** STT provider `pocketsphinx`: Debian's en-US model folder, decoders per process, worker threads. */
+  readonly pocketsphinx: { readonly modelDir: string; readonly decoders: number; readonly threads: number };
   readonly openai: { readonly apiKey: string | undefined; readonly baseUrl: string | undefined };
   readonly rag: RagConfig;
   readonly livekit: {
@@ -156,6 +158,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     voiceConnectWindowMs: Math.min(e.PARLEY_VOICE_CONNECT_WINDOW_MS, e.PARLEY_LIVEKIT_TOKEN_TTL_S * 1000),
     sessionLeaseTtlMs: e.PARLEY_SESSION_LEASE_TTL_MS,
     modelsDir: e.MODELS_DIR,
+    pocketsphinx: Object.freeze({
+      modelDir: e.PARLEY_POCKETSPHINX_MODEL_DIR,
+      decoders: e.PARLEY_POCKETSPHINX_DECODERS,
+      threads: e.PARLEY_POCKETSPHINX_THREADS,
+    }),
     openai: Object.freeze({ apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL }),
     rag: Object.freeze({
       embedding: Object.freeze({

@@ -42,6 +42,8 @@ export interface ListenOptions {
   backlog?: AudioBacklog;
   /** Counts drops as they happen. */
   stats?: IntakeStats;
+  /** The audio of each possible utterance as the VAD scores it (VadSink.audio): a streaming recogniser's input. */
+  onSpeechAudio?: (samples: Int16Array, atMs: number) => void;
   now?: () => number;
 }
 
@@ -86,6 +88,7 @@ export function listen(audio$: Observable<AudioFrame>, options: ListenOptions): 
             });
         },
         processed: () => settle(),
+        ...(options.onSpeechAudio === undefined ? {} : { audio: options.onSpeechAudio }),
         error: (err) => subscriber.error(err),
       },
     );

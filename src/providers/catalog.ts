@@ -49,6 +49,17 @@ export const providers: readonly ProviderInfo[] = [
     anyModel: false,
   },
   {
+    capability: 'stt',
+    provider: 'pocketsphinx',
+    label: "CMU PocketSphinx in-process (Debian's libpocketsphinx3; streaming, US English)",
+    kind: 'local',
+    models: ['en-us'],
+    defaultModel: 'en-us',
+    voices: [],
+    defaultVoice: null,
+    anyModel: false,
+  },
+  {
     capability: 'llm',
     provider: 'openai',
     label: 'OpenAI-compatible chat completions (/v1/chat/completions)',

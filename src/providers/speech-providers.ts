@@ -6,6 +6,8 @@ import { LocalModel } from './local/local-model.js';
 import { VitsTts } from './local/vits-tts.js';
 import { WhisperStt, type WhisperSttOptions } from './local/whisper-stt.js';
 import type { OpenAiEndpoint } from './openai/client.js';
+import { PocketsphinxStt } from './pocketsphinx/pocketsphinx-stt.js';
+import type { PocketsphinxOptions } from './pocketsphinx/sphinx-options.js';
 import { OpenAiStt, type OpenAiSttOptions } from './openai/openai-stt.js';
 import { OpenAiTts, type OpenAiTtsOptions } from './openai/openai-tts.js';
 import { ProviderError } from './provider-error.js';
@@ -27,6 +29,8 @@ export interface ProviderSetOptions {
   /** espeak-ng words per minute at speed 1 and the like; `bin` comes from `PARLEY_ESPEAK_BIN`. */
   espeak?: Partial<Omit<EspeakTtsOptions, 'bin'>>;
   openaiStt?: Partial<OpenAiSttOptions>;
+  /** pocketsphinx beyond its `PARLEY_POCKETSPHINX_*` settings (bestpath, lag bound). */
+  pocketsphinx?: Partial<PocketsphinxOptions>;
   openaiTts?: Partial<OpenAiTtsOptions>;
 }
 
@@ -54,6 +58,8 @@ export class ProviderSet implements SpeechProviders {
       switch (settings.provider) {
         case 'openai':
           return new OpenAiStt(this.endpoint, this.options.openaiStt);
+        case 'pocketsphinx':
+          return new PocketsphinxStt({ ...this.config.pocketsphinx, ...this.options.pocketsphinx });
         case 'local-whisper':
           return new WhisperStt(this.registry.modelDir(settings.model), {
             ...this.options.local,
@@ -82,6 +88,9 @@ export class ProviderSet implements SpeechProviders {
 
   /** Stops the local model workers (shutdown). */
   async close(): Promise<void> {
+    await Promise.all(
+      [...this.sttCache.values()].map((stt) => (stt instanceof PocketsphinxStt ? stt.close() : undefined)),
+    );
     await LocalModel.closeAll();
   }
 }

@@ -1,4 +1,7 @@
-/** Speech to text. Implementations: providers/openai/openai-stt.ts, providers/local/whisper-stt.ts. */
+/**
+ * Speech to text. Implementations: providers/openai/openai-stt.ts, providers/local/whisper-stt.ts,
+ * providers/pocketsphinx/ (which also streams).
+ */
 export interface SttRequest {
   /** Mono PCM16 at `sampleRate` (the pipeline sends 16 kHz). */
   audio: Int16Array;
@@ -6,6 +9,8 @@ export interface SttRequest {
   model: string;
   /** Language hint (ISO 639-1) or null to let the model detect. */
   language: string | null;
+  /** Expected words and phrases (the preset's `stt.phrases`); providers without a use for them ignore them. */
+  phrases?: readonly string[] | undefined;
   signal?: AbortSignal | undefined;
 }
 
@@ -13,4 +18,34 @@ export interface SttProvider {
   readonly label: string;
   /** The transcript; '' when nothing intelligible was said. */
   transcribe(request: SttRequest): Promise<string>;
+}
+
+/** What a streaming transcription of one utterance is opened with. */
+export type SttStreamRequest = Omit<SttRequest, 'audio' | 'signal'>;
+
+/**
+ * One utterance decoded while it is spoken: audio in as it arrives, the hypothesis so far after
+ * each write, the final transcript a few ms after the last write.
+ */
+export interface SttStream {
+  /** Decodes more of the utterance (16 kHz PCM16, read now, not kept). */
+  write(samples: Int16Array): void;
+  /** The best hypothesis so far ('' before any word). */
+  readonly partial: string;
+  /** False once the stream has given up (a decoder failure, or it fell behind): transcribe the audio whole. */
+  readonly healthy: boolean;
+  /** Ends the utterance: its transcript ('' when nothing intelligible was said). */
+  finish(): Promise<string>;
+  /** Drops the utterance. */
+  cancel(): void;
+}
+
+/** An STT provider that can also decode as the user speaks. */
+export interface StreamingSttProvider extends SttProvider {
+  /** A stream for one utterance, or null when no decoder is free now (then `transcribe` the audio whole). */
+  openStream(request: SttStreamRequest): SttStream | null;
+}
+
+export function isStreaming(provider: SttProvider): provider is StreamingSttProvider {
+  return 'openStream' in provider && typeof provider.openStream === 'function';
 }

@@ -32,8 +32,32 @@ export const sttSettingsSchema = z
       .nullable()
       .default(null)
       .meta({ description: 'Language hint; null lets the model detect.' }),
+    phrases: z
+      .array(
+        z
+          .string()
+          .trim()
+          .min(1)
+          .max(100)
+          .regex(/^[\p{L}' ]+$/u, 'words only: letters, apostrophes and spaces'),
+      )
+      .max(500)
+      .optional()
+      .meta({
+        description:
+          'Expected words and phrases (absent or empty: none). pocketsphinx then recognises only these (a grammar: menu answers, commands); every word must be in its dictionary. Other providers ignore it.',
+      }),
   })
   .superRefine(checkModel('stt'))
+  .superRefine((value, ctx) => {
+    const language = value.language?.toLowerCase() ?? null;
+    if (value.provider === 'pocketsphinx' && language !== null && language !== 'en' && !language.startsWith('en-'))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['language'],
+        message: 'pocketsphinx recognises US English only: null, en or en-*',
+      });
+  })
   .meta({ id: 'SttSettings' });
 
 export const llmSettingsSchema = z

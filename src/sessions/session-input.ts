@@ -1,14 +1,17 @@
-import { map, merge, mergeMap, of, EMPTY, type Observable } from 'rxjs';
+import { map, merge, mergeMap, of, tap, EMPTY, type Observable } from 'rxjs';
 import type { SessionEvent } from '../../machines/session.machine.js';
 import type { IntakeStats, OverrunReason } from '../pipeline/intake/limits.js';
 import { listen, type ListenOptions } from '../pipeline/listen.js';
 import type { MediaTransport } from '../realtime/transport.js';
+import type { SegmentTranscripts } from './segment-transcripts.js';
 
 export interface SessionInputOptions extends Omit<ListenOptions, 'stats' | 'now'> {
   stats: IntakeStats;
   now: () => number;
   /** Audio was dropped for the first time for `reason`. */
   onOverrun: (reason: OverrunReason) => void;
+  /** A streaming recogniser that decodes each utterance while it is spoken; none: turns transcribe whole. */
+  transcripts?: SegmentTranscripts | undefined;
 }
 
 /**
@@ -17,7 +20,11 @@ export interface SessionInputOptions extends Omit<ListenOptions, 'stats' | 'now'
  * whole session (`listen`), so it is unsubscribed, VAD stream and all, when the session ends.
  */
 export function sessionInput(transport: MediaTransport, options: SessionInputOptions): Observable<SessionEvent> {
-  const heard = listen(transport.audio$, options).pipe(
+  const { transcripts } = options;
+  const listening = transcripts === undefined ? options : { ...options, onSpeechAudio: transcripts.audio };
+  const heard = listen(transport.audio$, listening).pipe(
+    // before the machine hears of it: a segment's stream is finished when its turn asks for it
+    tap((event) => transcripts?.heard(event)),
     mergeMap((event): Observable<SessionEvent> => {
       if (event.type === 'speech_onset') return of({ type: 'SPEECH_ONSET' });
       if (event.type === 'speech_dismissed') return of({ type: 'SPEECH_DISMISSED' });

@@ -29,8 +29,12 @@ export function endOfTurnEvents(
  * What the user said over the agent (OVERHEARD), to tell a barge-in from an acknowledgement. A
  * transcription that failed (already recorded as an error) counts as nothing said: playback resumes.
  */
-export function overheardEvents(stages: Pick<ReplyStages, 'transcribe'>, audio: Int16Array): Observable<SessionEvent> {
-  return stages.transcribe(audio).pipe(
+export function overheardEvents(
+  stages: Pick<ReplyStages, 'transcribe'>,
+  audio: Int16Array,
+  startMs?: number,
+): Observable<SessionEvent> {
+  return stages.transcribe(audio, startMs).pipe(
     take(1),
     map((text): SessionEvent => ({ type: 'OVERHEARD', text: text.trim() })),
     catchError((err: unknown) =>

@@ -1,4 +1,4 @@
-import { BehaviorSubject, tap, type Observable } from 'rxjs';
+import { BehaviorSubject, finalize, tap, type Observable } from 'rxjs';
 import { createActor, fromEventObservable, fromPromise } from 'xstate';
 import {
   sessionMachine,
@@ -19,7 +19,9 @@ import type { StoredAgent } from '../records/agent.js';
 import type { Session } from '../records/session.js';
 import type { MediaTransport } from '../realtime/transport.js';
 import type { TurnRecorder } from '../turns/turn-recorder.js';
+import { isStreaming } from '../providers/stt.js';
 import { RecordQueue } from './record-queue.js';
+import { SegmentTranscripts } from './segment-transcripts.js';
 import { sessionInput } from './session-input.js';
 import type { VoiceSessionDeps } from './voice-session-deps.js';
 import { resolveVoiceSettings, type VoiceSettings } from './voice-settings.js';
@@ -91,6 +93,7 @@ export class VoiceSession {
     /** The machine's decisions the graphs follow: the confirmed turn, and whether playback is paused. */
     const confirmations = new BehaviorSubject(0);
     const paused$ = new BehaviorSubject(false);
+    const transcripts = this.streamingTranscripts(settings);
     const graph: TurnGraph = {
       control,
       transport,
@@ -99,7 +102,15 @@ export class VoiceSession {
       agent,
       session,
       now,
-      stages: voiceStages({ deps, agent, session, settings, outputRate: transport.outputSampleRate, control }),
+      stages: voiceStages({
+        deps,
+        agent,
+        session,
+        settings,
+        outputRate: transport.outputSampleRate,
+        control,
+        transcripts,
+      }),
       speak: playout((frame) => transport.sendAudio(frame), {
         sampleRate: transport.outputSampleRate,
         ...timing,
@@ -128,7 +139,8 @@ export class VoiceSession {
               stats: this.intake,
               now,
               onOverrun: (reason) => this.overrun(reason),
-            }),
+              transcripts,
+            }).pipe(finalize(() => transcripts?.close())),
           ),
         ),
         speak: fromEventObservable<SessionEvent, SpeakInput>(({ input }) =>
@@ -141,7 +153,7 @@ export class VoiceSession {
           endOfTurnEvents(deps.endOfTurn, input.audio, deps.logger),
         ),
         overhear: fromEventObservable<SessionEvent, AudioCheckInput>(({ input }) =>
-          this.logged(overheardEvents(graph.stages, input.audio)),
+          this.logged(overheardEvents(graph.stages, input.audio, input.startMs)),
         ),
         act: fromPromise<ActOutput, CallAction>(({ input }) =>
           performCallAction(input, { agent, sessionId: session.id, transport, store: deps.store, logger: deps.logger }),
@@ -193,6 +205,28 @@ export class VoiceSession {
     });
     transport.send({ type: 'ready', session_id: session.id, sample_rate: transport.outputSampleRate });
     actor.start();
+  }
+
+  /**
+   * The session's streaming transcription when the preset's STT decodes as the user speaks
+   * (pocketsphinx); undefined otherwise, or when the provider cannot be built (each turn's
+   * transcription then reports why).
+   */
+  private streamingTranscripts(settings: VoiceSettings): SegmentTranscripts | undefined {
+    let stt;
+    try {
+      stt = this.deps.speech.stt(settings.stt);
+    } catch (err) {
+      this.deps.logger.warn({ err, session_id: this.session.id }, 'no streaming transcription for this session');
+      return undefined;
+    }
+    if (!isStreaming(stt)) return undefined;
+    const { model, language, phrases } = settings.stt;
+    return new SegmentTranscripts(
+      stt,
+      { sampleRate: 16_000, model, language, phrases },
+      this.deps.logger.child({ session_id: this.session.id }),
+    );
   }
 
   /** The machine ends the session on a graph's error and keeps its message; the stack goes to the log here. */

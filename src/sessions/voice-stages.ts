@@ -9,6 +9,7 @@ import type { Session } from '../records/session.js';
 import { AnswerFailed } from '../respond/responder.js';
 import type { CallControl } from '../actions/call-control.js';
 import type { VoiceSessionDeps } from './voice-session-deps.js';
+import type { SegmentTranscripts } from './segment-transcripts.js';
 import type { VoiceSettings } from './voice-settings.js';
 
 export interface StageContext {
@@ -20,6 +21,8 @@ export interface StageContext {
   outputRate: number;
   /** Where the answer's call control goes (hang up, transfer) until its turn has played. */
   control?: CallControl | undefined;
+  /** What a streaming recogniser decoded while the user spoke, when the preset's STT streams. */
+  transcripts?: SegmentTranscripts | undefined;
 }
 
 /**
@@ -31,15 +34,18 @@ export interface StageContext {
 export function voiceStages(ctx: StageContext): ReplyStages {
   const { deps, agent, session, settings } = ctx;
   return {
-    transcribe: (audio) =>
-      abortable((signal) =>
-        deps.speech.stt(settings.stt).transcribe({
-          audio,
-          sampleRate: 16_000,
-          model: settings.stt.model,
-          language: settings.stt.language,
-          signal,
-        }),
+    transcribe: (audio, startMs) =>
+      abortable(
+        (signal) =>
+          (startMs === undefined ? null : ctx.transcripts?.transcript(audio, startMs)) ??
+          deps.speech.stt(settings.stt).transcribe({
+            audio,
+            sampleRate: 16_000,
+            model: settings.stt.model,
+            language: settings.stt.language,
+            phrases: settings.stt.phrases,
+            signal,
+          }),
       ).pipe(recordProviderFailure(ctx, 'transcribe', 'stt_error')),
 
     answer: (transcript) =>

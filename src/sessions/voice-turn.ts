@@ -167,7 +167,7 @@ function decidedAt(origin: TurnOrigin, at: number): TurnOrigin {
 function replySource(origin: TurnOrigin): ReplySource {
   if (origin.kind === 'audio')
     return origin.transcript === undefined
-      ? { kind: 'audio', audio: origin.audio }
+      ? { kind: 'audio', audio: origin.audio, startMs: origin.startMs }
       : { kind: 'text', text: origin.transcript };
   return { kind: origin.kind, text: origin.text };
 }

@@ -18,15 +18,20 @@ import { StageFailure, type ReplyStage } from './stage-failure.js';
 
 /** What a reply answers: an utterance (16 kHz), a typed message, or a fixed text to say (the greeting). */
 export type ReplySource =
-  { kind: 'audio'; audio: Int16Array } | { kind: 'text'; text: string } | { kind: 'say'; text: string };
+  | { kind: 'audio'; audio: Int16Array; startMs?: number | undefined }
+  | { kind: 'text'; text: string }
+  | { kind: 'say'; text: string };
 
 /**
  * The model and HTTP calls of a reply, each `(input) => Observable` so that tests swap them for
  * `cold()` marbles. Unsubscribing from what they return must abort the call (see `abortable`).
  */
 export interface ReplyStages {
-  /** One transcript ('' when nothing intelligible was said). */
-  transcribe(audio: Int16Array): Observable<string>;
+  /**
+   * One transcript ('' when nothing intelligible was said). `startMs`, the stream time of
+   * `audio[0]`, lets a streaming recogniser hand over what it decoded while the user spoke.
+   */
+  transcribe(audio: Int16Array, startMs?: number): Observable<string>;
   /** The answer to a transcript, as text deltas (the webhook's reply whole, an LLM's tokens). */
   answer(transcript: string): Observable<string>;
   /** Speech for one sentence, at the playout rate. */
@@ -65,7 +70,7 @@ export function reply(
 ): Observable<ReplyEvent> {
   const transcript$: Observable<string> =
     source.kind === 'audio'
-      ? stages.transcribe(source.audio).pipe(
+      ? stages.transcribe(source.audio, source.startMs).pipe(
           take(1),
           map((text) => text.trim()),
         )

@@ -39,6 +39,13 @@ export interface VadSink {
   event(event: VadEvent): void;
   /** `samples` more of the pushed audio went through the model (so a backlog can give them back). */
   processed?(samples: number): void;
+  /**
+   * The audio of a possible utterance as it is scored, for a recogniser that decodes while the
+   * user speaks: from the onset (with `prefixPaddingMs` before it) one call per window, the
+   * closing silence included, each call before the window's event. `samples` is a view into the
+   * stream's ring, valid only during the call. `atMs`: stream time of `samples[0]`.
+   */
+  audio?(samples: Int16Array, atMs: number): void;
   /** The model failed (its worker died): the stream is over. */
   error(err: Error): void;
 }
@@ -71,6 +78,8 @@ export class VadStream implements BatchRow {
   #processed = 0;
   #submitted = false;
   #closed = false;
+  /** Whether the windows go to `sink.audio` (from an onset until its dismissal or the end of speech). */
+  #tapping = false;
   #idle: (() => void) | undefined;
 
   constructor(batcher: VadBatcher, options: Partial<VadStreamOptions>, sink: VadSink) {
@@ -200,8 +209,22 @@ export class VadStream implements BatchRow {
     if (this.options.emitInference)
       this.#sink.event({ type: 'inference', atMs, probability, speaking: this.#gate.speaking });
     const decision = this.#gate.push(probability, atMs);
+    if (this.#sink.audio !== undefined) this.#tap(decision);
     if (decision) this.#sink.event(this.#toEvent(decision));
     this.#sink.processed?.(vadWindowSamples);
+  }
+
+  /** Hands the scored window (and at an onset its prefix padding) to `sink.audio`. */
+  #tap(decision: SpeechDecision | null): void {
+    const to = this.#processed;
+    let from = to - vadWindowSamples;
+    if (!this.#tapping && (decision?.type === 'onset' || decision?.type === 'start')) {
+      this.#tapping = true;
+      from = Math.max(this.#ring.oldest, Math.round(decision.onsetMs * samplesPerMs) - this.#prefixSamples);
+    }
+    if (this.#tapping)
+      this.#ring.read(from, to, (view, offset) => this.#sink.audio!(view, (from + offset) / samplesPerMs));
+    if (decision?.type === 'dismissed' || decision?.type === 'end') this.#tapping = false;
   }
 
   #settleIdle(): void {

@@ -3,6 +3,7 @@ import type { Config } from '../../config.js';
 import type { providerAvailabilitySchema } from '../../records/preset.js';
 import type { ProviderInfo } from '../catalog.js';
 import type { EspeakProbe } from '../espeak/espeak-probe.js';
+import { pocketsphinxProblem } from '../pocketsphinx/sphinx-probe.js';
 import { ModelFolders } from './model-folders.js';
 
 export type ProviderAvailability = z.infer<typeof providerAvailabilitySchema>;
@@ -40,6 +41,10 @@ export async function providerAvailability(info: ProviderInfo, from: StatusSourc
   };
   if (info.kind === 'remote') {
     const reason = remoteReason(from.config);
+    return { ...base, configured: reason === null, reason };
+  }
+  if (info.provider === 'pocketsphinx') {
+    const reason = await pocketsphinxProblem(from.config.pocketsphinx.modelDir);
     return { ...base, configured: reason === null, reason };
   }
   if (info.kind === 'binary') {

@@ -1,6 +1,7 @@
 import { providers as catalog, type Capability, type ProviderInfo } from '../catalog.js';
 import { remoteReason, type StatusSources } from './availability.js';
 import { describeError, roundMs } from './describe-error.js';
+import { pocketsphinxProblem } from '../pocketsphinx/sphinx-probe.js';
 import { ModelFolders } from './model-folders.js';
 
 export interface ProviderCheck {
@@ -30,6 +31,7 @@ export async function runHealthChecks(from: StatusSources, probeTimeoutMs: numbe
           remote ??= checkRemote(from, probeTimeoutMs);
           return { ...id, ...(await remote) };
         }
+        if (info.provider === 'pocketsphinx') return { ...id, ...(await checkPocketsphinx(from)) };
         if (info.kind === 'binary') return { ...id, ...(await checkProgram(info, from)) };
         return { ...id, ...(await checkLocal(info, from.folders)) };
       } catch (err) {
@@ -67,6 +69,18 @@ async function checkProgram(info: ProviderInfo, from: StatusSources): Promise<Ou
   const voices = probe.voices.length > 0 ? probe.voices : info.voices;
   const voice = info.defaultVoice !== null && voices.includes(info.defaultVoice) ? info.defaultVoice : voices[0];
   return from.espeak.synthesize(voice);
+}
+
+/** Debian's PocketSphinx library loads and its en-US model files are readable. */
+async function checkPocketsphinx(from: StatusSources): Promise<Outcome> {
+  const start = performance.now();
+  const problem = await pocketsphinxProblem(from.config.pocketsphinx.modelDir);
+  if (problem !== null) return { status: 'not_configured', latency_ms: null, detail: problem };
+  return {
+    status: 'ok',
+    latency_ms: roundMs(performance.now() - start),
+    detail: `en-us model in ${from.config.pocketsphinx.modelDir}`,
+  };
 }
 
 /** Installed models' files are present and readable. */

@@ -1,0 +1,16 @@
+import { createHash } from 'node:crypto';
+import type { SphinxGrammar } from './sphinx-protocol.js';
+
+/**
+ * The expected phrases of a preset (`stt.phrases`) as a JSGF grammar: with one, the recogniser
+ * hears only those phrases (menu answers, names, commands). Null for none: the language model.
+ * Phrases are lower-cased words (letters and apostrophes, the preset schema checks them).
+ */
+export function phraseGrammar(phrases: readonly string[] | undefined): SphinxGrammar | null {
+  const cleaned = [...new Set((phrases ?? []).map((p) => p.trim().toLowerCase().replace(/\s+/g, ' ')))].filter(
+    (p) => p !== '',
+  );
+  if (cleaned.length === 0) return null;
+  const jsgf = `#JSGF V1.0;\ngrammar parley;\npublic <phrase> = ${cleaned.join(' | ')};\n`;
+  return { name: `phrases_${createHash('sha256').update(jsgf).digest('hex').slice(0, 16)}`, jsgf };
+}

@@ -1,0 +1,101 @@
+import type { Logger } from 'pino';
+import type { HeardEvent } from '../pipeline/listen.js';
+import { ProviderError } from '../providers/provider-error.js';
+import type { StreamingSttProvider, SttStream, SttStreamRequest } from '../providers/stt.js';
+
+/** A speech segment the VAD cut, and its transcript if it was decoded while spoken. */
+interface Segment {
+  /** Stream time of the segment's first sample (prefix padding included), as in `speech_end`. */
+  startMs: number;
+  /** Null when it was not streamed (no decoder was free, or the stream gave up). */
+  text: Promise<string> | null;
+}
+
+/** Segments kept for the turns that ask for them: more than one utterance ever joins. */
+const keptSegments = 32;
+
+/**
+ * One session's streaming transcription: the VAD's audio of each possible utterance goes to a
+ * recogniser stream opened at its onset (`audio`), which is dropped when the onset is dismissed and
+ * finished when the VAD ends the segment (`heard`), so its transcript is ready a few ms after the
+ * end of speech. A turn's utterance (segments joined at short pauses) then reads the transcripts of
+ * its segments (`transcript`), or null when one of them was not streamed: the caller transcribes
+ * that audio whole. A stream that fails or falls behind is logged and counts as not streamed.
+ */
+export class SegmentTranscripts {
+  readonly #segments: Segment[] = [];
+  #stream: SttStream | null = null;
+  /** Whether audio of the current possible utterance has arrived (a stream was tried for it). */
+  #open = false;
+
+  constructor(
+    private readonly stt: StreamingSttProvider,
+    private readonly request: SttStreamRequest,
+    private readonly logger: Logger,
+  ) {}
+
+  /** The VAD's audio of a possible utterance (a view, read now). */
+  readonly audio = (samples: Int16Array): void => {
+    if (!this.#open) {
+      this.#open = true;
+      this.#stream = this.#openStream();
+    }
+    this.#stream?.write(samples);
+  };
+
+  /** The microphone graph's events: a dismissed onset drops the stream, the end of a segment finishes it. */
+  heard(event: HeardEvent): void {
+    if (event.type === 'speech_dismissed') this.#drop();
+    else if (event.type === 'speech_end') {
+      const stream = this.#stream;
+      this.#stream = null;
+      this.#open = false;
+      let text: Promise<string> | null = null;
+      if (stream !== null && stream.healthy) {
+        text = stream.finish();
+        text.catch((err: unknown) => this.logger.warn({ err }, 'streaming transcription failed; the turn reports it'));
+      } else stream?.cancel();
+      this.#segments.push({ startMs: event.startMs, text });
+      if (this.#segments.length > keptSegments) this.#segments.shift();
+    }
+  }
+
+  /**
+   * The transcript of the utterance `audio` starting at stream time `startMs` (one segment or
+   * several joined), or null when any of its segments was not decoded as it was spoken.
+   */
+  transcript(audio: Int16Array, startMs: number): Promise<string> | null {
+    const endMs = startMs + audio.length / 16;
+    const parts = this.#segments.filter((s) => s.startMs >= startMs - 1 && s.startMs < endMs);
+    if (parts.length === 0 || Math.abs(parts[0]!.startMs - startMs) > 1) return null;
+    const texts = parts.map((s) => s.text);
+    if (texts.some((t) => t === null)) return null;
+    return Promise.all(texts).then((all) =>
+      all
+        .map((t) => t?.trim() ?? '')
+        .filter((t) => t !== '')
+        .join(' '),
+    );
+  }
+
+  /** Drops the stream under way (the session ended). */
+  close(): void {
+    this.#drop();
+  }
+
+  #drop(): void {
+    this.#stream?.cancel();
+    this.#stream = null;
+    this.#open = false;
+  }
+
+  #openStream(): SttStream | null {
+    try {
+      return this.stt.openStream(this.request);
+    } catch (err) {
+      // a setting the provider refuses: the whole-utterance transcription reports it on the turn
+      if (err instanceof ProviderError) return null;
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,131 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ProviderError } from '../../src/providers/provider-error.js';
+import { PocketsphinxStt } from '../../src/providers/pocketsphinx/pocketsphinx-stt.js';
+import { pocketsphinxProblem } from '../../src/providers/pocketsphinx/sphinx-probe.js';
+import type { SttStream } from '../../src/providers/stt.js';
+import { fliteSay } from '../support/flite-speech.js';
+import { wordErrorRate } from '../support/wer.js';
+
+const booking = 'i would like to book a table for four people on friday evening';
+const request = { sampleRate: 16_000, model: 'en-us', language: null };
+
+/** Feeds `audio` to a stream in 32 ms windows, as the VAD does, at `paceMs` per window. */
+function writeAll(stream: SttStream, audio: Int16Array): void {
+  for (let i = 0; i < audio.length; i += 512) stream.write(audio.subarray(i, i + 512));
+}
+
+async function streamed(stt: PocketsphinxStt, audio: Int16Array, paceMs = 0) {
+  const stream = stt.openStream(request);
+  if (stream === null) throw new Error('no decoder free');
+  const partials: string[] = [];
+  for (let i = 0; i < audio.length; i += 512) {
+    stream.write(audio.subarray(i, i + 512));
+    if (paceMs > 0) await new Promise((r) => setTimeout(r, paceMs));
+    partials.push(stream.partial);
+  }
+  return { text: await stream.finish(), partials };
+}
+
+describe('pocketsphinx STT (Debian libpocketsphinx3, real speech from flite)', () => {
+  let stt: PocketsphinxStt;
+  let speech: Int16Array;
+
+  beforeAll(async () => {
+    // writes here run faster than real time: the lag bound has its own test
+    stt = new PocketsphinxStt({ decoders: 2, maxLagMs: 60_000 });
+    await stt.warm();
+    speech = fliteSay(booking, 'slt');
+  });
+  afterAll(() => stt.close());
+
+  it('is usable here: the libraries load and the model files are there', async () => {
+    expect(await pocketsphinxProblem('/usr/share/pocketsphinx/model/en-us')).toBeNull();
+    expect(await pocketsphinxProblem('/nowhere')).toMatch(
+      /model file \/nowhere\/en-us.* is missing: install .*pocketsphinx-en-us/,
+    );
+  });
+
+  it('transcribes a whole utterance', async () => {
+    const heard = await stt.transcribe({ ...request, audio: speech });
+    expect(wordErrorRate([{ said: booking, heard }])).toBeLessThanOrEqual(0.2);
+  });
+
+  it('decodes while the audio arrives: partial hypotheses grow, the final comes at finish', async () => {
+    const { text, partials } = await streamed(stt, speech, 8);
+    const heardMidway = partials[Math.floor(partials.length * 0.75)]!;
+    expect(heardMidway.split(' ').length).toBeGreaterThanOrEqual(4);
+    expect(wordErrorRate([{ said: booking, heard: text }])).toBeLessThanOrEqual(0.2);
+  });
+
+  it('bounds its decoders: a stream past the bound gets none, a whole transcription waits for one', async () => {
+    const a = stt.openStream(request)!;
+    const b = stt.openStream(request)!;
+    expect(stt.openStream(request)).toBeNull();
+    expect(stt.busy).toBe(2);
+    const waiting = stt.transcribe({ ...request, audio: speech });
+    writeAll(a, speech);
+    b.cancel();
+    expect(wordErrorRate([{ said: booking, heard: await waiting }])).toBeLessThanOrEqual(0.2);
+    expect(wordErrorRate([{ said: booking, heard: await a.finish() }])).toBeLessThanOrEqual(0.2);
+    expect(stt.busy).toBe(0);
+  });
+
+  it('an aborted whole transcription leaves the queue and keeps the bound', async () => {
+    const a = stt.openStream(request)!;
+    const b = stt.openStream(request)!;
+    const controller = new AbortController();
+    const waiting = stt.transcribe({ ...request, audio: speech, signal: controller.signal });
+    controller.abort();
+    await expect(waiting).rejects.toThrow();
+    a.cancel();
+    b.cancel();
+    await expect(stt.transcribe({ ...request, audio: fliteSay('yes') })).resolves.toBeTypeOf('string');
+    expect(stt.busy).toBe(0);
+  });
+
+  it('expected phrases: a grammar that hears only them', async () => {
+    const phrases = ['yes please', 'no thanks', 'talk to a person'];
+    const heard = await stt.transcribe({ ...request, audio: fliteSay('talk to a person'), phrases });
+    expect(heard).toBe('talk to a person');
+    const stream = stt.openStream({ ...request, phrases })!;
+    writeAll(stream, fliteSay('no thanks'));
+    expect(await stream.finish()).toBe('no thanks');
+  });
+
+  it('a phrase with a word outside the dictionary fails that utterance alone, with a clear error', async () => {
+    const phrases = ['zzyzxq blorf'];
+    await expect(stt.transcribe({ ...request, audio: speech, phrases })).rejects.toThrow(
+      /pocketsphinx: the expected phrases do not compile into a grammar/,
+    );
+    const bad = stt.openStream({ ...request, phrases })!;
+    writeAll(bad, speech);
+    const failure = await bad.finish().catch((err: unknown) => err);
+    expect(failure).toBeInstanceOf(ProviderError);
+    expect(stt.busy).toBe(0);
+    const { text } = await streamed(stt, speech);
+    expect(wordErrorRate([{ said: booking, heard: text }])).toBeLessThanOrEqual(0.2);
+  });
+
+  it('a stream whose decoder falls behind gives up (healthy false) and frees its decoder', async () => {
+    const slow = new PocketsphinxStt({ decoders: 1, maxLagMs: 200 });
+    try {
+      const stream = slow.openStream(request)!;
+      writeAll(stream, speech); // 3.6 s at once: far past 200 ms queued
+      expect(stream.healthy).toBe(false);
+      await expect(stream.finish()).rejects.toThrow(/behind real time/);
+      expect(slow.busy).toBe(0);
+      expect(slow.openStream(request)).not.toBeNull();
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('refuses other languages and other sample rates', async () => {
+    expect(() => stt.openStream({ ...request, language: 'de' })).toThrow(/US English only/);
+    await expect(stt.transcribe({ ...request, sampleRate: 8_000, audio: speech })).rejects.toThrow(/16000 Hz/);
+  });
+
+  it('silence transcribes to nothing', async () => {
+    expect(await stt.transcribe({ ...request, audio: new Int16Array(16_000) })).toBe('');
+  });
+});
