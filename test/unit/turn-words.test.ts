@@ -22,11 +22,23 @@ describe('how a transcript ends', () => {
     ['Let me see...', 'continuation'],
     ['I want to book a table', 'other'],
     ['', 'other'],
+    // a recogniser without punctuation (pocketsphinx): whole questions are told by their words
+    ['what time do you open tomorrow', 'question'],
+    ['can i book a table for four people tonight', 'question'],
+    ['do you have any vegetarian dishes on the menu', 'question'],
+    ['can you tell me', 'other'],
+    ['what do you think about', 'other'],
+    ['is it open', 'other'],
+    ['i would like to book a table', 'other'],
+    ['what time do you open tomorrow and', 'continuation'],
+    ['can i book a table for four', 'number'],
+    ['What time do you open tomorrow, please', 'other'],
   ])('%j → %s', (text, ending) => expect(transcriptEnding(text)).toBe(ending));
 
   it('maps each ending to its wait', () => {
     const waits = { punctuationMs: 1, numberMs: 2, maxMs: 3, defaultMs: 4 };
     expect(['Yes.', 'call 911', 'and', 'hello'].map((t) => endpointingWaitMs(t, waits))).toEqual([1, 2, 3, 4]);
+    expect(endpointingWaitMs('where is the nearest station', waits)).toBe(1);
   });
 });
 

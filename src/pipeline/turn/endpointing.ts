@@ -18,7 +18,12 @@ export interface EndpointingWaits {
   defaultMs: number;
 }
 
-export type TranscriptEnding = 'punctuation' | 'number' | 'continuation' | 'other';
+/**
+ * `question`: an unpunctuated transcript (a recogniser such as pocketsphinx writes no punctuation)
+ * that reads as a whole question: it opens with a question word or an inverted auxiliary, has at
+ * least four words, and its last word can end a sentence. It waits as a finished sentence does.
+ */
+export type TranscriptEnding = 'punctuation' | 'question' | 'number' | 'continuation' | 'other';
 
 const continuations = new Set([
   'and',
@@ -85,6 +90,103 @@ const numberWords = new Set([
   'plus',
 ]);
 
+/** Words a question opens with: wh-words, and auxiliaries put first ("can I", "do you", "is it"). */
+const questionOpeners = new Set([
+  'what',
+  'whats',
+  "what's",
+  'when',
+  'where',
+  'who',
+  'whom',
+  'whose',
+  'why',
+  'which',
+  'how',
+  'can',
+  'could',
+  'would',
+  'will',
+  'should',
+  'shall',
+  'may',
+  'might',
+  'do',
+  'does',
+  'did',
+  'is',
+  'are',
+  'was',
+  'were',
+  'have',
+  'has',
+  'had',
+  'am',
+]);
+
+/**
+ * Last words that leave a question open ("can you tell me", "what about your", "is it"): a
+ * question ending in one of these waits like any other transcript, on top of `continuations`.
+ */
+const openEndings = new Set([
+  'me',
+  'you',
+  'i',
+  'we',
+  'they',
+  'he',
+  'she',
+  'it',
+  'us',
+  'them',
+  'him',
+  'her',
+  'your',
+  'our',
+  'their',
+  'his',
+  'its',
+  'this',
+  'these',
+  'those',
+  'some',
+  'any',
+  'about',
+  'from',
+  'into',
+  'by',
+  'are',
+  'was',
+  'were',
+  'be',
+  'do',
+  'does',
+  'did',
+  'can',
+  'could',
+  'would',
+  'will',
+  'should',
+  'have',
+  'has',
+  'had',
+  'get',
+  'tell',
+  'know',
+  'want',
+  'need',
+  'what',
+  'when',
+  'where',
+  'who',
+  'how',
+  'which',
+  'why',
+  'not',
+  "don't",
+  "can't",
+]);
+
 /** How `transcript` ends, for the wait. Numbers win over punctuation: STT ends "555 0123." with a dot. */
 export function transcriptEnding(transcript: string): TranscriptEnding {
   const text = transcript.trim();
@@ -98,6 +200,7 @@ export function transcriptEnding(transcript: string): TranscriptEnding {
   if (/\d/.test(last) || numberWord || last.includes('@') || spelling(words)) return 'number';
   if (/(\.\.\.|…|[,;:\-–—])$/.test(text) || continuations.has(last)) return 'continuation';
   if (terminal) return 'punctuation';
+  if (unpunctuatedQuestion(text, words)) return 'question';
   return 'other';
 }
 
@@ -105,6 +208,7 @@ export function transcriptEnding(transcript: string): TranscriptEnding {
 export function endpointingWaitMs(transcript: string, waits: EndpointingWaits): number {
   switch (transcriptEnding(transcript)) {
     case 'punctuation':
+    case 'question':
       return waits.punctuationMs;
     case 'number':
       return waits.numberMs;
@@ -113,6 +217,12 @@ export function endpointingWaitMs(transcript: string, waits: EndpointingWaits): 
     case 'other':
       return waits.defaultMs;
   }
+}
+
+/** A whole question from a recogniser that writes no punctuation at all (see `question`). */
+function unpunctuatedQuestion(text: string, words: readonly string[]): boolean {
+  if (/[.?!,;:]/.test(text) || words.length < 4) return false;
+  return questionOpeners.has(words[0]!) && !openEndings.has(words.at(-1)!);
 }
 
 /** The last words are single letters or digits spelled out: "J O H N", "a b c". */
