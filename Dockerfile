@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# Parley: build with the dev dependencies, run with the production ones, redis-server and espeak-ng.
+# Parley: build with the dev dependencies, run with the production ones, redis-server, espeak-ng, flite and pocketsphinx (offline speech).
 #   docker build -t parley .
 #   docker run -p 8080:8080 -v parley-data:/data -e PARLEY_ADMIN_API_KEY=... parley
 # Models (optional): docker run --rm -v parley-models:/models parley node dist/scripts/models.js
@@ -14,7 +14,7 @@ RUN npm run build && npx tsc -p scripts/tsconfig.json
 
 FROM node:20-bookworm-slim AS runtime
 RUN apt-get update \
-  && apt-get install -y --no-install-recommends redis-server espeak-ng ca-certificates \
+  && apt-get install -y --no-install-recommends redis-server espeak-ng flite libpocketsphinx3 pocketsphinx-en-us ca-certificates \
   && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 ENV NODE_ENV=production \
