@@ -1,0 +1,140 @@
+/**
+ * The VAD's speech audio tap (VadSink.audio), the input of a streaming recogniser, and the session's
+ * segment transcripts built on it: the real Silero model on real espeak-ng speech
+ * (test/fixtures/audio/hello.wav), a stand-in streaming STT that records what it was fed.
+ */
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { VadEvent } from '../../src/pipeline/vad/events.js';
+import { SileroVad } from '../../src/pipeline/vad/silero-vad.js';
+import { readWav } from '../../src/pipeline/wav.js';
+import type { StreamingSttProvider, SttStream } from '../../src/providers/stt.js';
+import { SegmentTranscripts } from '../../src/sessions/segment-transcripts.js';
+
+const rate = 16_000;
+let vad: SileroVad;
+let hello: Int16Array;
+beforeAll(async () => {
+  vad = await SileroVad.load();
+  hello = (await readWav(new URL('../fixtures/audio/hello.wav', import.meta.url).pathname)).samples;
+}, 60_000);
+afterAll(() => vad.close());
+
+interface Tapped {
+  /** Audio handed to the tap, copied, with its stream time. */
+  chunks: { atMs: number; samples: Int16Array }[];
+  events: { event: VadEvent; tappedSoFar: number }[];
+}
+
+async function tap(samples: Int16Array, prefixPaddingMs = 300): Promise<Tapped> {
+  const out: Tapped = { chunks: [], events: [] };
+  const stream = vad.stream(
+    { prefixPaddingMs, maxPendingMs: 30_000, silenceFloorDbfs: 'off' },
+    {
+      event: (event) => out.events.push({ event, tappedSoFar: out.chunks.length }),
+      audio: (view, atMs) => out.chunks.push({ atMs, samples: view.slice() }),
+      error: (err) => {
+        throw err;
+      },
+    },
+  );
+  for (let at = 0; at < samples.length; at += 320)
+    stream.push({ samples: samples.subarray(at, at + 320), sampleRate: rate });
+  await stream.whenIdle();
+  stream.close();
+  return out;
+}
+
+describe('the VAD speech audio tap', () => {
+  it('hands over the utterance from the prefix padding to the end decision, contiguous, before the end event', async () => {
+    const { chunks, events } = await tap(hello);
+    const end = events.find((e) => e.event.type === 'speech_end')!;
+    const speechEnd = end.event as Extract<VadEvent, { type: 'speech_end' }>;
+    expect(chunks.length).toBeGreaterThan(10);
+    // every chunk is handed over before the end event, and none after it
+    expect(end.tappedSoFar).toBe(chunks.length);
+    // the first chunk starts prefix_padding_ms before the onset
+    expect(chunks[0]!.atMs).toBeCloseTo(Math.max(0, speechEnd.startAtMs - 300), 0);
+    for (let i = 1; i < chunks.length; i++) {
+      const previous = chunks[i - 1]!;
+      expect(chunks[i]!.atMs).toBeCloseTo(previous.atMs + (previous.samples.length / rate) * 1000, 3);
+    }
+    // it covers the audio speech_end hands over (that stops prefix_padding_ms after the speech)
+    const tapped = chunks.reduce((n, c) => n + c.samples.length, 0);
+    expect(tapped).toBeGreaterThanOrEqual(speechEnd.audio.length);
+    const offset = Math.round(chunks[0]!.atMs * 16);
+    const first = chunks[0]!.samples;
+    expect([...first.subarray(0, 64)]).toEqual([...hello.subarray(offset, offset + 64)]);
+  });
+
+  it('hands over nothing for silence', async () => {
+    const { chunks } = await tap(new Int16Array(rate * 2));
+    expect(chunks).toEqual([]);
+  });
+});
+
+/** A streaming STT stand-in: each stream's transcript says how many samples it was fed. */
+function countingStt(free: number): StreamingSttProvider & { cancelled: number } {
+  const provider = {
+    label: 'counting',
+    cancelled: 0,
+    transcribe: () => Promise.resolve('whole'),
+    openStream(): SttStream | null {
+      if (free === 0) return null;
+      free--;
+      let fed = 0;
+      return {
+        partial: '',
+        healthy: true,
+        write: (samples) => void (fed += samples.length),
+        finish: () => {
+          free++;
+          return Promise.resolve(`fed ${fed}`);
+        },
+        cancel: () => {
+          free++;
+          provider.cancelled++;
+        },
+      };
+    },
+  };
+  return provider;
+}
+
+describe('segment transcripts', () => {
+  const request = { sampleRate: rate, model: 'm', language: null };
+  const logger = pino({ level: 'silent' });
+  const end = (startMs: number, samples: number) =>
+    ({
+      type: 'speech_end',
+      audio: new Int16Array(samples),
+      startMs,
+      durationMs: samples / 16,
+      speechEndedAt: 0,
+      decidedAt: 0,
+    }) as const;
+
+  it('joins the streamed transcripts of the segments an utterance is made of', async () => {
+    const t = new SegmentTranscripts(countingStt(4), request, logger);
+    t.audio(new Int16Array(512));
+    t.heard(end(1000, 8000));
+    t.audio(new Int16Array(1024));
+    t.heard(end(1600, 8000));
+    expect(await t.transcript(new Int16Array(8000), 1000)).toBe('fed 512');
+    expect(await t.transcript(new Int16Array(17_600), 1000)).toBe('fed 512 fed 1024');
+    expect(t.transcript(new Int16Array(8000), 900)).toBeNull(); // not a segment start: transcribe whole
+  });
+
+  it('a dismissed onset drops its stream; a segment with no free decoder is transcribed whole', async () => {
+    const stt = countingStt(1);
+    const t = new SegmentTranscripts(stt, request, logger);
+    t.audio(new Int16Array(512));
+    t.heard({ type: 'speech_dismissed' });
+    expect(stt.cancelled).toBe(1);
+    const busy = stt.openStream(request)!; // the only decoder taken elsewhere
+    t.audio(new Int16Array(512));
+    t.heard(end(2000, 4000));
+    expect(t.transcript(new Int16Array(4000), 2000)).toBeNull();
+    busy.cancel();
+  });
+});
