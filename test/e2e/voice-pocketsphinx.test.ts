@@ -1,0 +1,111 @@
+/**
+ * A voice session on the real recogniser end to end: flite speech over the WebSocket transport at
+ * real-time pace, the real Silero VAD, pocketsphinx decoding while the user speaks, the operator's
+ * webhook as a real HTTP server. And one session whose decoder fails: that turn alone fails,
+ * recorded, and the session keeps listening while another session on the same decoders is heard.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { HttpReceiver } from '../support/http-receiver.js';
+import { fliteScript } from '../support/flite-speech.js';
+import { startParley, type TestParley } from '../support/parley.js';
+import { TestRedis } from '../support/redis-server.js';
+import { VoiceClient } from '../support/voice-client.js';
+import { wordErrorRate } from '../support/wer.js';
+
+let redis: TestRedis;
+let webhook: HttpReceiver;
+let p: TestParley;
+const clients: VoiceClient[] = [];
+
+beforeAll(async () => {
+  redis = await TestRedis.start();
+  webhook = await HttpReceiver.start(() => ({ body: { response: 'Sure.' } }));
+  p = await startParley(redis);
+});
+afterEach(() => {
+  for (const c of clients.splice(0)) c.close();
+});
+afterAll(async () => {
+  await p?.close();
+  await webhook?.close();
+  await redis?.close();
+});
+
+async function session(phrases?: string[]) {
+  const preset = await p.request('POST', '/admin/v1/presets', {
+    body: {
+      name: 'offline speech',
+      stt: { provider: 'pocketsphinx', model: 'en-us', language: 'en-US', ...(phrases ? { phrases } : {}) },
+      tts: { provider: 'espeak', model: 'espeak-ng', voice: 'en-us' },
+    },
+  });
+  expect(preset.status).toBe(201);
+  const agent = await p.request('POST', '/admin/v1/agents', {
+    body: { name: 'offline', mode: 'passthrough', webhook_url: webhook.url, preset_id: preset.body.id, greeting: null },
+  });
+  expect(agent.status).toBe(201);
+  const res = await p.request('POST', '/sdk/v1/session', {
+    apiKey: null,
+    body: { agent_token: agent.body.agent_token, transport: 'websocket' },
+  });
+  const client = await VoiceClient.connect(res.body.connection_url, res.body.connection_token);
+  clients.push(client);
+  await client.untilEvent('ready');
+  return { client, sessionId: res.body.session_id as string };
+}
+
+const transcriptsOf = (sessionId: string) =>
+  webhook.requests
+    .map((r) => r.json as { session_id: string; data: { transcript: string } })
+    .filter((b) => b.session_id === sessionId)
+    .map((b) => b.data.transcript);
+
+describe('voice on pocketsphinx (real speech, real recogniser)', () => {
+  it('the webhook gets the words, decoded while they were spoken', async () => {
+    const said = ['i would like to book a table for four people on friday evening', 'what time do you open tomorrow'];
+    const { client, sessionId } = await session();
+    await client.stream({ samples: fliteScript('slt', 300, said[0]!, 1500, said[1]!, 1500), sampleRate: 16_000 });
+    await client.untilAnswer(2, 30_000);
+    const heard = transcriptsOf(sessionId);
+    expect(heard).toHaveLength(2);
+    expect(wordErrorRate(said.map((s, i) => ({ said: s, heard: heard[i]! })))).toBeLessThanOrEqual(0.25);
+    // the captions carry the recogniser's words too
+    expect(client.eventsOf('transcript').map((e) => e.text)).toEqual(heard);
+  });
+
+  it('a decoder failure fails that turn alone: recorded, the session keeps listening, others are heard', async () => {
+    const broken = await session(['zzyzxq blorf']); // not in the dictionary: every utterance fails
+    const healthy = await session();
+    const speech = { samples: fliteScript('rms', 300, 'can i speak to a person please', 1500), sampleRate: 16_000 };
+    await Promise.all([broken.client.stream(speech), healthy.client.stream(speech)]);
+    await broken.client.untilEvent('error', 1, 30_000);
+    expect(broken.client.eventsOf('error')[0]).toMatchObject({ code: 'turn_failed' });
+    await healthy.client.untilAnswer(1, 30_000);
+    expect(
+      wordErrorRate([{ said: 'can i speak to a person please', heard: transcriptsOf(healthy.sessionId)[0]! }]),
+    ).toBeLessThanOrEqual(0.3);
+    const errors = await p.request('GET', `/admin/v1/errors?session_id=${broken.sessionId}`);
+    expect(errors.body.data[0]).toMatchObject({ type: 'stt_error' });
+    expect(errors.body.data[0].message).toMatch(/pocketsphinx: the expected phrases do not compile/);
+    // still listening: the next utterance fails the same way, the session is not over
+    await broken.client.stream(speech);
+    await broken.client.untilEvent('error', 2, 30_000);
+    expect(broken.client.eventsOf('ended')).toHaveLength(0);
+    expect(transcriptsOf(broken.sessionId)).toEqual([]);
+  });
+
+  it('presets refuse a language pocketsphinx cannot hear and phrases that are not words', async () => {
+    const bad = await p.request('POST', '/admin/v1/presets', {
+      body: { name: 'x', stt: { provider: 'pocketsphinx', model: 'en-us', language: 'de', phrases: ['<script>'] } },
+    });
+    expect(bad.status).toBe(400);
+    const paths = (bad.body.error.details as { path: string }[]).map((d) => d.path);
+    expect(paths).toEqual(expect.arrayContaining(['body.stt.language', 'body.stt.phrases.0']));
+    const available = await p.request('GET', '/admin/v1/presets/available');
+    expect(available.body.data.find((x: { provider: string }) => x.provider === 'pocketsphinx')).toMatchObject({
+      capability: 'stt',
+      configured: true,
+      models: ['en-us'],
+    });
+  });
+});
