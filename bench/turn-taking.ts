@@ -23,6 +23,9 @@ import { promisify } from 'node:util';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { openParley, type Parley } from '../src/parley.js';
+import { ProviderRegistry } from '../src/providers/registry.js';
+import { ProviderSet } from '../src/providers/speech-providers.js';
+import { isStreaming } from '../src/providers/stt.js';
 import { smartTurnFile, smartTurnModelId } from '../src/pipeline/turn/smart-turn.js';
 import { TestRedis } from '../test/support/redis-server.js';
 import { isMain } from './lib/is-main.js';
@@ -30,16 +33,26 @@ import { summarize } from './lib/percentiles.js';
 import { machineInfo, writeResults } from './lib/report.js';
 import { admin } from './voice/http.js';
 import { adminKey } from './voice/options.js';
-import { buildCorpus, phrasesOf, type Scenario } from './turn-taking/corpus.js';
+import { buildCorpus, corpusVoice, phrasesOf, type Scenario } from './turn-taking/corpus.js';
 import { delays, fakeSpeech, startFakeLlm, type SttLog } from './turn-taking/fake-providers.js';
 import { renderMarkdown, type SettingReport, type SmartTurnCost, type TurnTakingReport } from './turn-taking/report.js';
 import { runScenario, type ScenarioResult } from './turn-taking/session-run.js';
 
 const run = promisify(execFile);
 
-const settings: { setting: string; patch: Record<string, unknown> }[] = [
-  { setting: 'silence', patch: { endpointing_mode: 'silence' } },
-  { setting: 'smart', patch: { endpointing_mode: 'smart', smart_turn_threshold: 1 } },
+/**
+ * Each endpointing setting twice: with the scripted STT (exact words, punctuated, 150 ms) and with
+ * the real recogniser (pocketsphinx, streaming: unpunctuated words, decoded while spoken).
+ */
+const settings: { setting: string; patch: Record<string, unknown>; stt: 'scripted' | 'pocketsphinx' }[] = [
+  { setting: 'silence', patch: { endpointing_mode: 'silence' }, stt: 'scripted' },
+  { setting: 'smart', patch: { endpointing_mode: 'smart', smart_turn_threshold: 1 }, stt: 'scripted' },
+  { setting: 'silence (pocketsphinx)', patch: { endpointing_mode: 'silence' }, stt: 'pocketsphinx' },
+  {
+    setting: 'smart (pocketsphinx)',
+    patch: { endpointing_mode: 'smart', smart_turn_threshold: 1 },
+    stt: 'pocketsphinx',
+  },
 ];
 
 /** A MODELS_DIR with the shared fixtures linked in and a full-size random Smart Turn file; null if python3-onnx is missing. */
@@ -58,6 +71,20 @@ async function benchModelsDir(): Promise<{ dir: string; smartTurn: boolean }> {
     console.error(`turn-taking: no Smart Turn model (building it failed: ${(err as Error).message.split('\n')[0]})`);
     return { dir, smartTurn: false };
   }
+}
+
+/**
+ * Loads every pocketsphinx decoder before the rows run (each is built on first use, ~0.3 s of
+ * model load on an idle core), so the rows measure turn-taking, not start-up.
+ */
+async function warmDecoders(providers: ProviderSet): Promise<void> {
+  const stt = providers.stt({ provider: 'pocketsphinx', model: 'en-us', language: null });
+  if (!isStreaming(stt)) return;
+  const request = { sampleRate: 16_000, model: 'en-us', language: null };
+  const streams = [];
+  for (let s = stt.openStream(request); s !== null; s = stt.openStream(request)) streams.push(s);
+  for (const s of streams) s.write(new Int16Array(8_000));
+  await Promise.all(streams.map((s) => s.finish()));
 }
 
 /** PATCHes an agent's settings; the server's refusal, or null when it took them. */
@@ -91,11 +118,19 @@ async function runSetting(
   scenarios: Scenario[],
   quick: boolean,
 ): Promise<SettingReport> {
+  const preset =
+    spec.stt === 'pocketsphinx'
+      ? ((await admin(url, 'POST', '/admin/v1/presets', {
+          name: `Turn bench ${spec.setting}`,
+          stt: { provider: 'pocketsphinx', model: 'en-us', language: null },
+        })) as { id: string })
+      : null;
   const agent = (await admin(url, 'POST', '/admin/v1/agents', {
     name: `Turn bench ${spec.setting}`,
     mode: 'enhanced',
     system_prompt: 'Answer briefly.',
     greeting: null,
+    ...(preset === null ? {} : { preset_id: preset.id }),
   })) as { id: string; agent_token: string };
   let note: string | null = null;
   const refused = await patchAgent(url, agent.id, spec.patch);
@@ -118,9 +153,10 @@ async function runSetting(
     }
   }
   const before = parley.services.endOfTurnModel?.stats();
-  const results: ScenarioResult[] = await runAll(scenarios, quick ? scenarios.length : 6, 150, (s) =>
-    runScenario(url, agent.agent_token, s),
-  );
+  // the real recogniser's rows keep to what its decoders serve in real time on this box (README:
+  // Benchmarks, bench/stt): more speakers at once measure its queue, not the turn-taking
+  const limit = spec.stt === 'pocketsphinx' ? 3 : quick ? scenarios.length : 6;
+  const results: ScenarioResult[] = await runAll(scenarios, limit, 150, (s) => runScenario(url, agent.agent_token, s));
   const after = parley.services.endOfTurnModel?.stats();
   const checks = before !== undefined && after !== undefined ? after.checks - before.checks : 0;
   return {
@@ -173,7 +209,7 @@ async function measureSmartTurn(parley: Parley, scenarios: Scenario[], count: nu
 export async function main(quick: boolean): Promise<TurnTakingReport> {
   const startedAt = new Date().toISOString();
   const machine = machineInfo();
-  console.log(`turn-taking: building the corpus with espeak-ng (${quick ? 'quick' : 'full'})…`);
+  console.log(`turn-taking: building the corpus with ${corpusVoice} (${quick ? 'quick' : 'full'})…`);
   const baseScenarios = await buildCorpus(quick);
   const only = process.env['TURN_BENCH_ONLY'];
   const chosen = only === undefined ? baseScenarios : baseScenarios.filter((s) => s.name.includes(only));
@@ -183,6 +219,7 @@ export async function main(quick: boolean): Promise<TurnTakingReport> {
   const llm = await startFakeLlm();
   const sttLog: SttLog = { calls: 0, unrecognised: 0 };
   let parley: Parley | undefined;
+  let real: ProviderSet | undefined;
   try {
     const config = loadConfig({
       NODE_ENV: 'production',
@@ -195,16 +232,25 @@ export async function main(quick: boolean): Promise<TurnTakingReport> {
       // The corpus' pauses are digital zeros: the silence floor would skip the model there and keep
       // its state from the last speech, which makes onsets look faster than on a real (noisy) line.
       PARLEY_VAD_SILENCE_FLOOR_DBFS: 'off',
+      // one decoder thread per core for the real recogniser's rows
+      PARLEY_POCKETSPHINX_THREADS: '2',
       OPENAI_BASE_URL: llm.baseUrl,
       OPENAI_API_KEY: 'sk-bench',
     });
+    const fake = fakeSpeech(phrasesOf(scenarios), sttLog);
+    real = new ProviderSet(config, new ProviderRegistry(config));
+    const providers = real;
     parley = await openParley(
       { ...config, adminApiKey: adminKey, redisUrl: redis.url },
       createLogger(config.logLevel),
       {
-        speech: fakeSpeech(phrasesOf(scenarios), sttLog),
+        speech: {
+          stt: (s) => (s.provider === 'pocketsphinx' ? providers.stt(s) : fake.stt(s)),
+          tts: (s) => fake.tts(s),
+        },
       },
     );
+    await warmDecoders(providers);
     const url = `http://127.0.0.1:${await parley.listen(0, '127.0.0.1')}`;
     const rows: SettingReport[] = [];
     for (const spec of settings) {
@@ -221,6 +267,7 @@ export async function main(quick: boolean): Promise<TurnTakingReport> {
       machine,
       load_avg_1m_at_end: machineInfo().load_avg_1m,
       quick,
+      corpus_voice: corpusVoice,
       delays,
       settings: rows,
       smart_turn: smartTurn,
@@ -232,6 +279,7 @@ export async function main(quick: boolean): Promise<TurnTakingReport> {
     return report;
   } finally {
     await parley?.close().catch((err: unknown) => console.error('turn-taking: close failed', err));
+    await real?.close();
     await llm.close();
     await redis.close();
     await rm(models.dir, { recursive: true, force: true });

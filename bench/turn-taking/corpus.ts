@@ -1,9 +1,14 @@
 /**
- * The turn-taking bench's scripted corpus, spoken by espeak-ng at bench time (nothing committed):
- * each phrase synthesized once, resampled to 16 kHz and trimmed to its speech, so a clip starts at
- * the speech onset and ends at the speech end. Scenarios string phrases together with pauses.
+ * The turn-taking bench's scripted corpus, spoken at bench time (nothing committed) by Debian's
+ * flite (voice slt, 16 kHz: speech a real recogniser hears word for word, so the scripted and the
+ * pocketsphinx rows hear the same audio) or espeak-ng (`TURN_BENCH_VOICE=espeak`): each phrase
+ * synthesized once, resampled to 16 kHz and trimmed to its speech, so a clip starts at the speech
+ * onset and ends at the speech end. Scenarios string phrases together with pauses.
  */
 import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parseWav } from '../../src/pipeline/wav.js';
 import { Resampler } from '../../src/pipeline/resampler.js';
@@ -33,12 +38,31 @@ export interface Scenario {
   over?: Phrase;
 }
 
-async function say(text: string): Promise<Phrase> {
+async function espeakWav(text: string): Promise<Uint8Array> {
   const { stdout } = await run('espeak-ng', ['-v', 'en-us', '-s', '175', '--stdout', text], {
     encoding: 'buffer',
     maxBuffer: 64 * 1024 * 1024,
   });
-  const wav = parseWav(new Uint8Array(stdout));
+  return new Uint8Array(stdout);
+}
+
+/** flite writes its WAV to a file (it cannot open a socket as /dev/stdout); the text goes in one too. */
+async function fliteWav(text: string): Promise<Uint8Array> {
+  const dir = await mkdtemp(join(tmpdir(), 'parley-corpus-'));
+  try {
+    await writeFile(join(dir, 'text.txt'), text);
+    await run('flite', ['-voice', 'slt', '-f', join(dir, 'text.txt'), '-o', join(dir, 'out.wav')]);
+    return new Uint8Array(await readFile(join(dir, 'out.wav')));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Which program speaks the corpus. */
+export const corpusVoice = process.env['TURN_BENCH_VOICE'] === 'espeak' ? 'espeak-ng en-us' : 'flite slt';
+
+async function say(text: string): Promise<Phrase> {
+  const wav = parseWav(corpusVoice === 'flite slt' ? await fliteWav(text) : await espeakWav(text));
   const resampler = new Resampler(wav.sampleRate, corpusRate);
   const pushed = resampler.push(wav.samples);
   const tail = resampler.flush();

@@ -34,6 +34,8 @@ export interface TurnTakingReport {
   machine: MachineInfo;
   load_avg_1m_at_end: number;
   quick: boolean;
+  /** The program and voice that spoke the corpus. */
+  corpus_voice: string;
   delays: Record<string, number>;
   settings: SettingReport[];
   smart_turn: SmartTurnCost | null;
@@ -108,7 +110,7 @@ export function renderMarkdown(report: TurnTakingReport): string {
   const lines = [
     `## Turn-taking (${report.quick ? 'quick' : 'full'} run)`,
     '',
-    `${report.machine.cpu_count}× ${report.machine.cpu_model}, Node ${report.machine.node}, load average ${report.machine.load_avg_1m} at the start, ${report.load_avg_1m_at_end} at the end. Fake providers: STT ${report.delays['sttMs']} ms, LLM first token ${report.delays['llmFirstTokenMs']} ms, TTS first audio ${report.delays['ttsFirstAudioMs']} ms. The VAD's silence floor is off (\`PARLEY_VAD_SILENCE_FLOOR_DBFS=off\`): the corpus' pauses are digital zeros, where the floor would skip Silero and keep its state from the last speech, making onsets look faster than on a real line. Reaction is timed from the client sending the frame that holds the talked-over phrase's first sample.`,
+    `${report.machine.cpu_count}× ${report.machine.cpu_model}, Node ${report.machine.node}, load average ${report.machine.load_avg_1m} at the start, ${report.load_avg_1m_at_end} at the end. Corpus spoken by ${report.corpus_voice}. Scripted rows: fake STT ${report.delays['sttMs']} ms (exact, punctuated words); \`(pocketsphinx)\` rows: the real recogniser, streaming, its 4 decoders on 2 threads loaded before the rows, 3 sessions at a time (unpunctuated words, whatever it heard). Fake LLM first token ${report.delays['llmFirstTokenMs']} ms, TTS first audio ${report.delays['ttsFirstAudioMs']} ms. The VAD's silence floor is off (\`PARLEY_VAD_SILENCE_FLOOR_DBFS=off\`): the corpus' pauses are digital zeros, where the floor would skip Silero and keep its state from the last speech, making onsets look faster than on a real line. Reaction is timed from the client sending the frame that holds the talked-over phrase's first sample.`,
     '',
     markdownTable(
       header,
@@ -120,14 +122,15 @@ export function renderMarkdown(report: TurnTakingReport): string {
     if (s.unavailable !== null) lines.push('', `\`${s.setting}\` unavailable: ${s.unavailable}`);
     if (s.note !== null) lines.push('', `\`${s.setting}\`: ${s.note}`);
   }
-  const silence = sums.get('silence');
-  const smart = sums.get('smart');
-  if (silence !== undefined && smart !== undefined) {
+  for (const suffix of ['', ' (pocketsphinx)']) {
+    const silence = sums.get(`silence${suffix}`);
+    const smart = sums.get(`smart${suffix}`);
+    if (silence === undefined || smart === undefined) continue;
     const ratio = smart.questions.p50_ms / silence.questions.p50_ms;
     const verdict = (ok: boolean) => (ok ? 'met' : 'missed');
     lines.push(
       '',
-      `Targets for \`smart\`: complete questions p50 ${round(ratio * 100, 0)} % of \`silence\` (≤ 60 %: ${verdict(ratio <= 0.6)}); ` +
+      `Targets for \`smart${suffix}\`: complete questions p50 ${round(ratio * 100, 0)} % of \`silence${suffix}\` (≤ 60 %: ${verdict(ratio <= 0.6)}); ` +
         `${smart.splits} splits (0: ${verdict(smart.splits === 0)}); ${smart.falseInterruptions} false interruptions ` +
         `(0: ${verdict(smart.falseInterruptions === 0)}); barge-in reaction p90 ${ms(smart.reaction.p90_ms)} ms ` +
         `(≤ 150 ms: ${verdict(smart.reaction.p90_ms <= 150)}).`,
