@@ -21,6 +21,8 @@ export interface Config {
   readonly shutdownTimeoutMs: number;
   readonly rateLimit: { readonly rpm: number; readonly burst: number };
   readonly espeakBin: string;
+  /** TTS provider `flite`: the program (Debian's flite). */
+  readonly fliteBin: string;
   readonly maxMessageChars: number;
   readonly chatIdleTimeoutMs: number;
   readonly sessionSweepIntervalMs: number;
@@ -135,6 +137,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     shutdownTimeoutMs: e.PARLEY_SHUTDOWN_TIMEOUT_MS,
     rateLimit: Object.freeze({ rpm: e.PARLEY_RATE_LIMIT_RPM, burst: e.PARLEY_RATE_LIMIT_BURST }),
     espeakBin: e.PARLEY_ESPEAK_BIN,
+    fliteBin: e.PARLEY_FLITE_BIN,
     maxMessageChars: e.PARLEY_MAX_MESSAGE_CHARS,
     chatIdleTimeoutMs: e.PARLEY_CHAT_IDLE_TIMEOUT_MS,
     sessionSweepIntervalMs: e.PARLEY_SESSION_SWEEP_INTERVAL_MS,

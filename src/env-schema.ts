@@ -55,6 +55,7 @@ export const envSchema = z.object({
   PARLEY_RATE_LIMIT_RPM: int(1, 1_000_000).default(60),
   PARLEY_RATE_LIMIT_BURST: int(1, 1_000_000).default(10),
   PARLEY_ESPEAK_BIN: z.string().default('espeak-ng'),
+  PARLEY_FLITE_BIN: z.string().default('flite'),
   PARLEY_MAX_MESSAGE_CHARS: int(1, 100_000).default(4_000),
   PARLEY_CHAT_IDLE_TIMEOUT_MS: int(1_000, 7 * 24 * 3_600_000).default(600_000),
   PARLEY_SESSION_SWEEP_INTERVAL_MS: int(100, 3_600_000).default(10_000),

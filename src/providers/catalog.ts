@@ -83,6 +83,17 @@ export const providers: readonly ProviderInfo[] = [
   },
   {
     capability: 'tts',
+    provider: 'flite',
+    label: 'CMU Flite (local program, zero download)',
+    kind: 'binary',
+    models: ['flite'],
+    defaultModel: 'flite',
+    voices: ['slt', 'rms', 'awb', 'kal16', 'kal'],
+    defaultVoice: 'slt',
+    anyModel: false,
+  },
+  {
+    capability: 'tts',
     provider: 'openai',
     label: 'OpenAI-compatible speech (/v1/audio/speech, streamed PCM)',
     kind: 'remote',

@@ -1,6 +1,7 @@
 import type { Config } from '../config.js';
 import { providers as catalog, type Capability } from './catalog.js';
 import { EspeakProbe } from './espeak/espeak-probe.js';
+import { FliteProbe } from './flite/flite-probe.js';
 import { providerAvailability, type ProviderAvailability, type StatusSources } from './status/availability.js';
 import { runHealthChecks, type ProviderCheck } from './status/health-checks.js';
 import { ModelFolders } from './status/model-folders.js';
@@ -17,9 +18,9 @@ export interface ProviderRegistryOptions {
   modelAliases?: Readonly<Record<string, string>>;
   /** How long `check()` results are reused after they complete. */
   checkCacheMs?: number;
-  /** Time limit of each probe (HTTP request to the remote API, espeak-ng run). */
+  /** Time limit of each probe (HTTP request to the remote API, espeak-ng or flite run). */
   probeTimeoutMs?: number;
-  /** How long the result of `espeak-ng --version` / `--voices` is reused. */
+  /** How long the result of `espeak-ng --version` / `--voices` and `flite -lv` is reused. */
   programCacheMs?: number;
 }
 
@@ -47,6 +48,7 @@ export class ProviderRegistry {
       config,
       folders: new ModelFolders(config.modelsDir, options.modelAliases),
       espeak: new EspeakProbe(config.espeakBin, o.probeTimeoutMs, o.programCacheMs),
+      flite: new FliteProbe(config.fliteBin, o.probeTimeoutMs, o.programCacheMs),
     };
     this.checks = new SettledCache(o.checkCacheMs);
   }

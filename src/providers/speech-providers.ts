@@ -1,6 +1,7 @@
 import type { Config } from '../config.js';
 import type { StoredPreset } from '../records/preset.js';
 import { EspeakTts, type EspeakTtsOptions } from './espeak/espeak-tts.js';
+import { FliteTts, type FliteTtsOptions } from './flite/flite-tts.js';
 import type { LocalModelOptions } from './local/local-model-options.js';
 import { LocalModel } from './local/local-model.js';
 import { VitsTts } from './local/vits-tts.js';
@@ -28,6 +29,8 @@ export interface ProviderSetOptions {
   whisper?: Partial<WhisperSttOptions>;
   /** espeak-ng words per minute at speed 1 and the like; `bin` comes from `PARLEY_ESPEAK_BIN`. */
   espeak?: Partial<Omit<EspeakTtsOptions, 'bin'>>;
+  /** flite's working folder and chunk size; `bin` comes from `PARLEY_FLITE_BIN`. */
+  flite?: Partial<Omit<FliteTtsOptions, 'bin'>>;
   openaiStt?: Partial<OpenAiSttOptions>;
   /** pocketsphinx beyond its `PARLEY_POCKETSPHINX_*` settings (bestpath, lag bound). */
   pocketsphinx?: Partial<PocketsphinxOptions>;
@@ -76,6 +79,8 @@ export class ProviderSet implements SpeechProviders {
       switch (settings.provider) {
         case 'espeak':
           return new EspeakTts({ ...this.options.espeak, bin: this.config.espeakBin });
+        case 'flite':
+          return new FliteTts({ ...this.options.flite, bin: this.config.fliteBin });
         case 'openai':
           return new OpenAiTts(this.endpoint, this.options.openaiTts);
         case 'local-vits':

@@ -1,4 +1,4 @@
-/** Text to speech. Implementations: providers/espeak/, providers/openai/openai-tts.ts, providers/local/vits-tts.ts. */
+/** Text to speech. Implementations: providers/espeak/, providers/flite/, providers/openai/openai-tts.ts, providers/local/vits-tts.ts. */
 export interface TtsRequest {
   text: string;
   model: string;

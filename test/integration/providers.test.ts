@@ -110,6 +110,13 @@ describe('with every provider configured', () => {
     expect(espeak.voices).toEqual(expect.arrayContaining(['en', 'en-us', 'en-gb', 'de', 'fr']));
     expect(espeak.voices.length).toBeGreaterThan(catalog.find((c) => c.provider === 'espeak')!.voices.length);
     expect(espeak.default_voice).toBe('en-us');
+    // flite: the voices Parley offers that `flite -lv` lists (here all of them).
+    const flite = data.find((d: { provider: string }) => d.provider === 'flite');
+    expect(flite).toMatchObject({
+      kind: 'binary',
+      voices: ['slt', 'rms', 'awb', 'kal16', 'kal'],
+      default_voice: 'slt',
+    });
 
     // Local providers list the models that are installed.
     const whisper = data.find((d: { provider: string }) => d.provider === 'local-whisper');
@@ -196,7 +203,11 @@ describe('with nothing configured', () => {
   let broken: TestParley;
 
   beforeAll(async () => {
-    p = await startParley(redis, { PARLEY_ESPEAK_BIN: '/nonexistent/espeak-ng' });
+    p = await startParley(redis, {
+      PARLEY_ESPEAK_BIN: '/nonexistent/espeak-ng',
+      PARLEY_FLITE_BIN: '/nonexistent/flite',
+      PARLEY_POCKETSPHINX_MODEL_DIR: '/nonexistent/pocketsphinx',
+    });
     // A model folder that looks installed (config.json, onnx/) but holds no weights.
     brokenModels = mkdtempSync(join(tmpdir(), 'parley-models-'));
     mkdirSync(join(brokenModels, 'Xenova', 'whisper-tiny.en', 'onnx'), { recursive: true });
@@ -221,6 +232,9 @@ describe('with nothing configured', () => {
       });
     }
     expect(body.providers.find((c) => c.provider === 'espeak')?.detail).toContain('PARLEY_ESPEAK_BIN');
+    expect(body.providers.find((c) => c.provider === 'flite')?.detail).toBe(
+      'PARLEY_FLITE_BIN (/nonexistent/flite) did not run: program not found; install the Debian package flite, or set PARLEY_FLITE_BIN',
+    );
     expect(body.providers.find((c) => key(c) === 'llm/openai')?.detail).toContain('OPENAI_API_KEY');
   });
 
@@ -233,6 +247,9 @@ describe('with nothing configured', () => {
     }
     const espeak = res.body.data.find((d: { provider: string }) => d.provider === 'espeak');
     expect(espeak.voices).toEqual(catalog.find((c) => c.provider === 'espeak')!.voices);
+    const flite = res.body.data.find((d: { provider: string }) => d.provider === 'flite');
+    expect(flite).toMatchObject({ voices: catalog.find((c) => c.provider === 'flite')!.voices, default_voice: 'slt' });
+    expect(flite.reason).toContain('Debian package flite');
     const whisper = res.body.data.find((d: { provider: string }) => d.provider === 'local-whisper');
     expect(whisper.models).toEqual(catalog.find((c) => c.provider === 'local-whisper')!.models);
     expect(whisper.reason).toContain('MODELS_DIR');

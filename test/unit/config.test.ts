@@ -33,6 +33,7 @@ describe('loadConfig', () => {
       shutdownTimeoutMs: 15_000,
       rateLimit: { rpm: 60, burst: 10 },
       espeakBin: 'espeak-ng',
+      fliteBin: 'flite',
       modelsDir: './models',
       openai: { apiKey: undefined, baseUrl: undefined },
       livekit: { url: undefined, apiKey: undefined, apiSecret: undefined },

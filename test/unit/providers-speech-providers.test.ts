@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { EspeakTts } from '../../src/providers/espeak/espeak-tts.js';
+import { FliteTts } from '../../src/providers/flite/flite-tts.js';
 import { VitsTts } from '../../src/providers/local/vits-tts.js';
 import { WhisperStt } from '../../src/providers/local/whisper-stt.js';
 import { OpenAiStt } from '../../src/providers/openai/openai-stt.js';
@@ -12,6 +13,7 @@ import { defaultPresetSettings } from '../../src/records/preset.js';
 const config = loadConfig({
   MODELS_DIR: '/srv/models',
   PARLEY_ESPEAK_BIN: '/nonexistent/espeak',
+  PARLEY_FLITE_BIN: '/nonexistent/flite',
   OPENAI_API_KEY: 'sk-test',
 });
 const registry = new ProviderRegistry(config, { modelAliases: { 'Xenova/mms-tts-eng': 'voices/mms' } });
@@ -24,6 +26,7 @@ describe('ProviderSet', () => {
       WhisperStt,
     );
     expect(set.tts({ provider: 'espeak', model: 'espeak-ng', voice: 'en-us', speed: 1 })).toBeInstanceOf(EspeakTts);
+    expect(set.tts({ provider: 'flite', model: 'flite', voice: 'slt', speed: 1 })).toBeInstanceOf(FliteTts);
     expect(set.tts({ provider: 'openai', model: 'tts-1', voice: 'alloy', speed: 1 })).toBeInstanceOf(OpenAiTts);
     expect(set.tts({ provider: 'local-vits', model: 'Xenova/mms-tts-eng', voice: 'default', speed: 1 })).toBeInstanceOf(
       VitsTts,
@@ -68,5 +71,13 @@ describe('ProviderSet', () => {
         void chunk;
     })();
     await expect(run).rejects.toThrow(/\/nonexistent\/espeak is not installed/);
+  });
+
+  it('runs flite from PARLEY_FLITE_BIN', async () => {
+    const tts = new ProviderSet(config, registry).tts({ provider: 'flite', model: 'flite', voice: 'slt', speed: 1 });
+    const run = (async () => {
+      for await (const chunk of tts.synthesize({ text: 'hi', model: 'flite', voice: 'slt', speed: 1 })) void chunk;
+    })();
+    await expect(run).rejects.toThrow(/\/nonexistent\/flite is not installed/);
   });
 });

@@ -3,6 +3,7 @@ import type { Config } from '../../config.js';
 import type { providerAvailabilitySchema } from '../../records/preset.js';
 import type { ProviderInfo } from '../catalog.js';
 import type { EspeakProbe } from '../espeak/espeak-probe.js';
+import type { FliteProbe } from '../flite/flite-probe.js';
 import { pocketsphinxProblem } from '../pocketsphinx/sphinx-probe.js';
 import { ModelFolders } from './model-folders.js';
 
@@ -13,6 +14,12 @@ export interface StatusSources {
   config: Config;
   folders: ModelFolders;
   espeak: EspeakProbe;
+  flite: FliteProbe;
+}
+
+/** The probe of a local program's provider (catalog kind `binary`): espeak-ng or flite. */
+export function programOf(info: ProviderInfo, from: StatusSources): EspeakProbe | FliteProbe {
+  return info.provider === 'flite' ? from.flite : from.espeak;
 }
 
 /** Why the OpenAI-compatible providers cannot be used here, or null when they can. */
@@ -24,7 +31,7 @@ export function remoteReason(config: Config): string | null {
 
 /**
  * A catalog provider marked configured or not, for `presets/available`: remote ones need an
- * OpenAI key or base URL, espeak-ng needs to run (its voices are the installed ones), local ones
+ * OpenAI key or base URL, espeak-ng and flite need to run (their voices are the installed ones), local ones
  * list only the models installed under MODELS_DIR. Loads no model and calls no upstream.
  */
 export async function providerAvailability(info: ProviderInfo, from: StatusSources): Promise<ProviderAvailability> {
@@ -48,7 +55,7 @@ export async function providerAvailability(info: ProviderInfo, from: StatusSourc
     return { ...base, configured: reason === null, reason };
   }
   if (info.kind === 'binary') {
-    const probe = await from.espeak.probe();
+    const probe = await programOf(info, from).probe();
     const voices = probe.voices.length > 0 ? probe.voices : base.voices;
     const defaultVoice =
       info.defaultVoice !== null && voices.includes(info.defaultVoice) ? info.defaultVoice : (voices[0] ?? null);

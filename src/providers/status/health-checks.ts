@@ -1,5 +1,5 @@
 import { providers as catalog, type Capability, type ProviderInfo } from '../catalog.js';
-import { remoteReason, type StatusSources } from './availability.js';
+import { programOf, remoteReason, type StatusSources } from './availability.js';
 import { describeError, roundMs } from './describe-error.js';
 import { pocketsphinxProblem } from '../pocketsphinx/sphinx-probe.js';
 import { ModelFolders } from './model-folders.js';
@@ -18,7 +18,7 @@ const defaultOpenAiBaseUrl = 'https://api.openai.com/v1';
 
 /**
  * Probes every catalog provider concurrently, for /health/providers: one `GET /models` serves
- * every OpenAI-compatible capability, espeak-ng synthesizes one word, local models' files must be
+ * every OpenAI-compatible capability, espeak-ng and flite synthesize one word, local models' files must be
  * readable (loading them is the pipeline's job). Never sends audio anywhere.
  */
 export async function runHealthChecks(from: StatusSources, probeTimeoutMs: number): Promise<ProviderCheck[]> {
@@ -64,11 +64,12 @@ async function checkRemote(from: StatusSources, timeoutMs: number): Promise<Outc
 }
 
 async function checkProgram(info: ProviderInfo, from: StatusSources): Promise<Outcome> {
-  const probe = await from.espeak.probe();
+  const program = programOf(info, from);
+  const probe = await program.probe();
   if (!probe.ok) return { status: 'not_configured', latency_ms: null, detail: probe.problem };
   const voices = probe.voices.length > 0 ? probe.voices : info.voices;
   const voice = info.defaultVoice !== null && voices.includes(info.defaultVoice) ? info.defaultVoice : voices[0];
-  return from.espeak.synthesize(voice);
+  return program.synthesize(voice);
 }
 
 /** Debian's PocketSphinx library loads and its en-US model files are readable. */
