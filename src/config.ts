@@ -47,6 +47,13 @@ export interface Config {
   /** Lifetime of a live session's ownership lease; the owner renews it every third of this. */
   readonly sessionLeaseTtlMs: number;
   readonly modelsDir: string;
+  /** LLM provider `local-llama`: context sequences per model, tokens per sequence, llama.cpp threads, GPU use. */
+  readonly llama: {
+    readonly sequences: number;
+    readonly contextSize: number;
+    readonly threads: number;
+    readonly gpu: 'auto' | false;
+  };
   /** STT provider `pocketsphinx`: Debian's en-US model folder, decoders per process, worker threads. */
   readonly pocketsphinx: { readonly modelDir: string; readonly decoders: number; readonly threads: number };
   readonly openai: { readonly apiKey: string | undefined; readonly baseUrl: string | undefined };
@@ -161,6 +168,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     voiceConnectWindowMs: Math.min(e.PARLEY_VOICE_CONNECT_WINDOW_MS, e.PARLEY_LIVEKIT_TOKEN_TTL_S * 1000),
     sessionLeaseTtlMs: e.PARLEY_SESSION_LEASE_TTL_MS,
     modelsDir: e.MODELS_DIR,
+    llama: Object.freeze({
+      sequences: e.PARLEY_LLAMA_SEQUENCES,
+      contextSize: e.PARLEY_LLAMA_CONTEXT_SIZE,
+      threads: e.PARLEY_LLAMA_THREADS ?? Math.max(1, Math.floor(availableParallelism() / 2)),
+      gpu: e.PARLEY_LLAMA_GPU === 'off' ? false : ('auto' as const),
+    }),
     pocketsphinx: Object.freeze({
       modelDir: e.PARLEY_POCKETSPHINX_MODEL_DIR,
       decoders: e.PARLEY_POCKETSPHINX_DECODERS,

@@ -13,7 +13,7 @@ import { Store } from './store/store.js';
 import { ChatService } from './chat/chat-service.js';
 import { EventOutbox } from './events/outbox.js';
 import { PostCallAnalysis } from './analysis/post-call-analysis.js';
-import { OpenAiLlm } from './providers/openai/openai-llm.js';
+import { LlmProviders } from './providers/llm-providers.js';
 import { RagService } from './rag/rag-service.js';
 import { TokenBucket } from './ratelimit/token-bucket.js';
 import { VoiceSessions } from './sessions/voice-grants.js';
@@ -66,7 +66,21 @@ export async function openParley(
   const speech = options.speech ?? ownSpeech!;
   // Closed by services.rag.close().
   const embedders = new Embedders(config.rag.embedding, (id) => registry.modelDir(id));
-  const services = await createServices(config, store, logger, speech, embedders, metrics.operator, options.livekit);
+  // The LLM of each preset: one OpenAI-compatible client, and GGUF models loaded once per process.
+  const llms = new LlmProviders(config, (id) => registry.modelDir(id), {
+    ...config.llama,
+    log: (level, message) => logger[level]({ provider: 'local-llama' }, message.trim()),
+  });
+  const services = await createServices(
+    config,
+    store,
+    logger,
+    speech,
+    embedders,
+    llms,
+    metrics.operator,
+    options.livekit,
+  );
   const media = new MediaServer({ store, tokens: services.mediaTokens, supervisor: services.supervisor, logger });
   services.outbox.startWorker();
   services.outbox.startRelay();
@@ -125,6 +139,7 @@ export async function openParley(
       await services.analysis.close();
       await services.outbox.close();
       await ownSpeech?.close();
+      await llms.close();
       closeRedis(redis);
     },
   };
@@ -162,6 +177,7 @@ export async function createServices(
   logger: Logger,
   speech: SpeechProviders,
   embedders: Embedders,
+  llms: LlmProviders,
   metrics: OperatorMetrics,
   livekitOverrides?: LivekitPlaneOverrides,
 ): Promise<Services> {
@@ -200,11 +216,10 @@ export async function createServices(
     metrics,
     analysis,
   });
-  const llm = new OpenAiLlm({ apiKey: config.openai.apiKey, baseUrl: config.openai.baseUrl });
   const responder = new Responder({
     store,
     logger,
-    llmFor: () => llm,
+    llmFor: (settings) => llms.llm(settings),
     llmTimeoutMs: config.llm.timeoutMs,
     historyMessages: config.llm.historyMessages,
     metrics,

@@ -21,6 +21,11 @@ export interface ProviderInfo {
   defaultVoice: string | null;
   /** Whether a preset may name a model outside `models` (true for OpenAI-compatible servers). */
   anyModel: boolean;
+  /**
+   * Single-file models (GGUF): the file each model is, in its folder under MODELS_DIR. Without it a
+   * local model is a transformers.js folder (`config.json`, `onnx/`).
+   */
+  modelFiles?: Readonly<Record<string, string>>;
 }
 
 const openaiVoices = ['alloy', 'ash', 'ballad', 'coral', 'echo', 'fable', 'nova', 'onyx', 'sage', 'shimmer'];
@@ -69,6 +74,18 @@ export const providers: readonly ProviderInfo[] = [
     voices: [],
     defaultVoice: null,
     anyModel: true,
+  },
+  {
+    capability: 'llm',
+    provider: 'local-llama',
+    label: 'GGUF model in-process (node-llama-cpp: CUDA, Vulkan or Metal when present, else CPU)',
+    kind: 'local',
+    models: ['Qwen/Qwen2.5-0.5B-Instruct-GGUF'],
+    defaultModel: 'Qwen/Qwen2.5-0.5B-Instruct-GGUF',
+    voices: [],
+    defaultVoice: null,
+    anyModel: false,
+    modelFiles: { 'Qwen/Qwen2.5-0.5B-Instruct-GGUF': 'qwen2.5-0.5b-instruct-q4_k_m.gguf' },
   },
   {
     capability: 'tts',

@@ -7,8 +7,13 @@ import { providersHealthSchema } from '../../src/http/routes/health/health.schem
 import { providers as catalog } from '../../src/providers/catalog.js';
 import type { ProviderRegistryOptions } from '../../src/providers/registry.js';
 import { providerAvailabilitySchema } from '../../src/records/preset.js';
+import { tinyGguf } from '../../scripts/make-tiny-gguf.js';
 import { startParley, type TestParley } from '../support/parley.js';
 import { freePort, TestRedis } from '../support/redis-server.js';
+
+/** The random-weight GGUF (scripts/make-tiny-gguf.ts) under the file name local-llama expects. */
+const ggufDir = mkdtempSync(join(tmpdir(), 'parley-gguf-'));
+writeFileSync(join(ggufDir, 'qwen2.5-0.5b-instruct-q4_k_m.gguf'), tinyGguf());
 
 /** The fixtures in shared/models are named after what they are, not after the catalog ids. */
 const fixtureAliases: ProviderRegistryOptions = {
@@ -16,6 +21,7 @@ const fixtureAliases: ProviderRegistryOptions = {
     'Xenova/whisper-tiny.en': 'tiny-random-whisper',
     'Xenova/mms-tts-eng': 'tiny-random-vits-tts',
     'Xenova/all-MiniLM-L6-v2': 'minilm-l6-random',
+    'Qwen/Qwen2.5-0.5B-Instruct-GGUF': ggufDir,
   },
   checkCacheMs: 60_000,
 };
@@ -61,6 +67,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await redis?.close();
+  rmSync(ggufDir, { recursive: true, force: true });
 });
 
 describe('with every provider configured', () => {

@@ -90,7 +90,7 @@ async function checkLocal(info: ProviderInfo, folders: ModelFolders): Promise<Ou
   const installed = await folders.installedOf(info);
   if (installed.length === 0)
     return { status: 'not_configured', latency_ms: null, detail: ModelFolders.missingReason(info) };
-  const problems = (await Promise.all(installed.map((id) => folders.unreadable(id)))).filter(
+  const problems = (await Promise.all(installed.map((id) => folders.unreadable(id, info.modelFiles?.[id])))).filter(
     (p): p is string => p !== null,
   );
   const latency = roundMs(performance.now() - start);

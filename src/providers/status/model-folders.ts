@@ -39,15 +39,29 @@ export class ModelFolders {
     return config && onnx;
   }
 
-  /** The provider's models that are installed, in catalog order. */
+  /** The provider's models that are installed (their file, for single-file models), in catalog order. */
   async installedOf(info: ProviderInfo): Promise<string[]> {
-    const installed = await Promise.all(info.models.map((id) => this.installed(id)));
+    const installed = await Promise.all(
+      info.models.map((id) => {
+        const file = info.modelFiles?.[id];
+        return file === undefined ? this.installed(id) : isFile(join(this.dir(id), file));
+      }),
+    );
     return info.models.filter((_, i) => installed[i]);
   }
 
-  /** Why a model folder cannot be used, or null when config.json and at least one .onnx file are readable. */
-  async unreadable(modelId: string): Promise<string | null> {
+  /**
+   * Why a model cannot be used, or null when it can: its `file` is readable (single-file models),
+   * or config.json and at least one .onnx file are.
+   */
+  async unreadable(modelId: string, file?: string): Promise<string | null> {
     const dir = this.dir(modelId);
+    if (file !== undefined) {
+      return access(join(dir, file), constants.R_OK).then(
+        () => null,
+        () => `${modelId}: ${file} is not readable`,
+      );
+    }
     try {
       await access(join(dir, 'config.json'), constants.R_OK);
     } catch {
@@ -69,6 +83,11 @@ export class ModelFolders {
 
   /** What to tell an operator when none of the provider's models is installed. */
   static missingReason(info: ProviderInfo): string {
+    const files = info.modelFiles;
+    if (files !== undefined) {
+      const paths = info.models.map((id) => `MODELS_DIR/${id}/${files[id] ?? '<file>'}`);
+      return `no model installed: expected ${paths.join(' or ')} (npm run models downloads it)`;
+    }
     return (
       `no model installed in MODELS_DIR: expected a folder with config.json and onnx/ for one of ` +
       `${info.models.join(', ')} (npm run models downloads them)`
