@@ -9,7 +9,7 @@ export interface SttRequest {
   model: string;
   /** Language hint (ISO 639-1) or null to let the model detect. */
   language: string | null;
-  /** Expected words and phrases (the preset's `stt.phrases`); providers without a use for them ignore them. */
+  /** Expected words and phrases (the agent's `expected_phrases`); providers without a use for them ignore them. */
   phrases?: readonly string[] | undefined;
   signal?: AbortSignal | undefined;
 }

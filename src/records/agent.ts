@@ -16,6 +16,7 @@ export const defaultAgentSettings = {
   system_prompt: 'You are a helpful voice assistant. Answer briefly and conversationally.',
   greeting: null as string | null,
   language: 'en',
+  expected_phrases: [] as string[],
   webhook_url: null as string | null,
   webhook_timeout_ms: 30_000,
   events_url: null as string | null,
@@ -58,6 +59,21 @@ export const agentSettingsShape = {
     .string()
     .regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'must be a BCP 47 language tag such as en or en-US')
     .meta({ description: 'BCP 47 tag of the conversation language, e.g. en or en-US.' }),
+  expected_phrases: z
+    .array(
+      z
+        .string()
+        .trim()
+        .toLowerCase()
+        .min(1)
+        .max(100)
+        .regex(/^[\p{L}' ]+$/u, 'words only: letters, apostrophes and spaces'),
+    )
+    .max(500)
+    .meta({
+      description:
+        'Voice: the words and phrases callers are expected to say. With STT `pocketsphinx` the recogniser then hears only these (a grammar: menu answers, commands, names; every word must be in its dictionary). Empty: any words. Other STT providers ignore it.',
+    }),
   webhook_url: httpUrlSchema
     .nullable()
     .meta({ description: 'Operator endpoint that answers each user turn in `passthrough` mode (POST, JSON).' }),
@@ -157,6 +173,7 @@ export const agentSchema = z
     system_prompt: z.string(),
     greeting: z.string().nullable(),
     language: z.string(),
+    expected_phrases: z.array(z.string()),
     webhook_url: z.string().nullable(),
     has_webhook_api_key: z.boolean(),
     webhook_timeout_ms: z.number().int(),

@@ -32,21 +32,6 @@ export const sttSettingsSchema = z
       .nullable()
       .default(null)
       .meta({ description: 'Language hint; null lets the model detect.' }),
-    phrases: z
-      .array(
-        z
-          .string()
-          .trim()
-          .min(1)
-          .max(100)
-          .regex(/^[\p{L}' ]+$/u, 'words only: letters, apostrophes and spaces'),
-      )
-      .max(500)
-      .optional()
-      .meta({
-        description:
-          'Expected words and phrases (absent or empty: none). pocketsphinx then recognises only these (a grammar: menu answers, commands); every word must be in its dictionary. Other providers ignore it.',
-      }),
   })
   .superRefine(checkModel('stt'))
   .superRefine((value, ctx) => {

@@ -221,10 +221,10 @@ export class VoiceSession {
       return undefined;
     }
     if (!isStreaming(stt)) return undefined;
-    const { model, language, phrases } = settings.stt;
+    const { model, language } = settings.stt;
     return new SegmentTranscripts(
       stt,
-      { sampleRate: 16_000, model, language, phrases },
+      { sampleRate: 16_000, model, language, phrases: this.agent.expected_phrases },
       this.deps.logger.child({ session_id: this.session.id }),
     );
   }

@@ -43,7 +43,7 @@ export function voiceStages(ctx: StageContext): ReplyStages {
             sampleRate: 16_000,
             model: settings.stt.model,
             language: settings.stt.language,
-            phrases: settings.stt.phrases,
+            phrases: agent.expected_phrases,
             signal,
           }),
       ).pipe(recordProviderFailure(ctx, 'transcribe', 'stt_error')),

@@ -31,17 +31,24 @@ afterAll(async () => {
   await redis?.close();
 });
 
-async function session(phrases?: string[]) {
+async function session(expectedPhrases?: string[]) {
   const preset = await p.request('POST', '/admin/v1/presets', {
     body: {
       name: 'offline speech',
-      stt: { provider: 'pocketsphinx', model: 'en-us', language: 'en-US', ...(phrases ? { phrases } : {}) },
+      stt: { provider: 'pocketsphinx', model: 'en-us', language: 'en-US' },
       tts: { provider: 'espeak', model: 'espeak-ng', voice: 'en-us' },
     },
   });
   expect(preset.status).toBe(201);
   const agent = await p.request('POST', '/admin/v1/agents', {
-    body: { name: 'offline', mode: 'passthrough', webhook_url: webhook.url, preset_id: preset.body.id, greeting: null },
+    body: {
+      name: 'offline',
+      mode: 'passthrough',
+      webhook_url: webhook.url,
+      preset_id: preset.body.id,
+      greeting: null,
+      ...(expectedPhrases ? { expected_phrases: expectedPhrases } : {}),
+    },
   });
   expect(agent.status).toBe(201);
   const res = await p.request('POST', '/sdk/v1/session', {
@@ -94,13 +101,21 @@ describe('voice on pocketsphinx (real speech, real recogniser)', () => {
     expect(transcriptsOf(broken.sessionId)).toEqual([]);
   });
 
-  it('presets refuse a language pocketsphinx cannot hear and phrases that are not words', async () => {
+  it('presets refuse a language pocketsphinx cannot hear, agents phrases that are not words', async () => {
     const bad = await p.request('POST', '/admin/v1/presets', {
-      body: { name: 'x', stt: { provider: 'pocketsphinx', model: 'en-us', language: 'de', phrases: ['<script>'] } },
+      body: { name: 'x', stt: { provider: 'pocketsphinx', model: 'en-us', language: 'de' } },
     });
     expect(bad.status).toBe(400);
-    const paths = (bad.body.error.details as { path: string }[]).map((d) => d.path);
-    expect(paths).toEqual(expect.arrayContaining(['body.stt.language', 'body.stt.phrases.0']));
+    expect((bad.body.error.details as { path: string }[]).map((d) => d.path)).toContain('body.stt.language');
+    const agent = await p.request('POST', '/admin/v1/agents', {
+      body: { name: 'x', expected_phrases: ['Yes Please', '<script>'] },
+    });
+    expect(agent.status).toBe(400);
+    expect((agent.body.error.details as { path: string }[]).map((d) => d.path)).toEqual(['body.expected_phrases.1']);
+    const good = await p.request('POST', '/admin/v1/agents', { body: { name: 'x', expected_phrases: ['Yes Please'] } });
+    expect(good.body.expected_phrases).toEqual(['yes please']);
+    const plain = await p.request('POST', '/admin/v1/agents', { body: { name: 'y' } });
+    expect(plain.body.expected_phrases).toEqual([]);
     const available = await p.request('GET', '/admin/v1/presets/available');
     expect(available.body.data.find((x: { provider: string }) => x.provider === 'pocketsphinx')).toMatchObject({
       capability: 'stt',

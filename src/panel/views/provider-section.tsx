@@ -7,10 +7,7 @@ import { Badge } from '../ui/status.js';
 export type Capability = ProviderAvailability['capability'];
 
 /** One preset section as the API takes it (stt, llm, tts or embeddings). */
-export type Section = { provider: string; model: string } & Record<
-  string,
-  string | number | null | undefined | string[]
->;
+export type Section = { provider: string; model: string } & Record<string, string | number | null | undefined>;
 
 /** The extra settings of each section: name, label, default. */
 const extras: Record<Capability, [string, string, number | null][]> = {
@@ -195,28 +192,6 @@ function SectionFields(props: {
           }
         </Field>
       ))}
-      {capability === 'stt' && (
-        <Field
-          label="Expected phrases (one per line)"
-          help="pocketsphinx then hears only these (menu answers, commands); other providers ignore them. Empty: any words."
-        >
-          {({ id }) => (
-            <textarea
-              id={id}
-              name="stt-phrases"
-              rows={3}
-              value={Array.isArray(value['phrases']) ? value['phrases'].join('\n') : ''}
-              onInput={(e) => {
-                const phrases = e.currentTarget.value
-                  .split('\n')
-                  .map((line) => line.trim())
-                  .filter((line) => line !== '');
-                onChange({ ...value, phrases: phrases.length > 0 ? phrases : undefined });
-              }}
-            />
-          )}
-        </Field>
-      )}
     </>
   );
 }

@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import type { SphinxGrammar } from './sphinx-protocol.js';
 
 /**
- * The expected phrases of a preset (`stt.phrases`) as a JSGF grammar: with one, the recogniser
+ * The expected phrases of an agent (`expected_phrases`) as a JSGF grammar: with one, the recogniser
  * hears only those phrases (menu answers, names, commands). Null for none: the language model.
- * Phrases are lower-cased words (letters and apostrophes, the preset schema checks them).
+ * Phrases are lower-cased words (letters and apostrophes, the agent schema checks them).
  */
 export function phraseGrammar(phrases: readonly string[] | undefined): SphinxGrammar | null {
   const cleaned = [...new Set((phrases ?? []).map((p) => p.trim().toLowerCase().replace(/\s+/g, ' ')))].filter(
