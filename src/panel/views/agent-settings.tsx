@@ -16,6 +16,7 @@ const labels: Record<string, string> = {
   vad_threshold: 'VAD threshold',
   metadata: 'Metadata (JSON)',
   tools: 'Tools (JSON)',
+  expected_phrases: 'Expected phrases (JSON list)',
 };
 
 export function label(name: string): string {
@@ -29,7 +30,20 @@ type Values = Record<string, string | boolean>;
 
 /** Settings grouped the way operators think of them; a setting the schema adds later lands in "Other". */
 const groups: [string, string[]][] = [
-  ['General', ['name', 'description', 'mode', 'preset_id', 'system_prompt', 'greeting', 'language', 'rag_enabled']],
+  [
+    'General',
+    [
+      'name',
+      'description',
+      'mode',
+      'preset_id',
+      'system_prompt',
+      'greeting',
+      'language',
+      'expected_phrases',
+      'rag_enabled',
+    ],
+  ],
   ['Webhook and events', ['webhook_url', 'webhook_api_key', 'webhook_timeout_ms', 'events_url']],
   [
     'Turn-taking (voice)',
