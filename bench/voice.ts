@@ -12,6 +12,8 @@
  *     speech to the first audio, Parley's share of it, and the text-turn baseline.
  * (b) Capacity (bench/voice/capacity.ts): sessions streaming at real-time pace until the frame
  *     lag passes its limit.
+ * (c) The real recogniser (bench/voice/real-stt.ts): sessions speaking flite questions at
+ *     real-time pace, pocketsphinx beside the instant stand-in at each count.
  *
  *   node --import tsx bench/voice.ts        # writes bench/results/voice.{json,md}
  */
@@ -19,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { openParley, type Parley } from '../src/parley.js';
+import { PocketsphinxStt } from '../src/providers/pocketsphinx/pocketsphinx-stt.js';
 import { timeCalls } from './lib/call-timer.js';
 import { instantSpeech } from './lib/instant-speech.js';
 import { isMain } from './lib/is-main.js';
@@ -32,6 +35,8 @@ import { measureLoad } from './voice/capacity.js';
 import { createAgent } from './voice/http.js';
 import { adminKey, defaultVoiceBenchOptions, type VoiceBenchOptions } from './voice/options.js';
 import { measures, renderMarkdown, row, type VoiceReport } from './voice/report.js';
+import { measureRealStt } from './voice/real-stt.js';
+import { CountingStt, withRealStt } from './voice/real-stt-speech.js';
 import { findTriggers } from './voice/triggers.js';
 import { measureTurns } from './voice/turn-latency.js';
 
@@ -48,6 +53,7 @@ export async function main(overrides: Partial<VoiceBenchOptions> = {}): Promise<
   let webhook: ServerProcess | undefined;
   let parley: Parley | undefined;
   let clients: VoiceClientProcess | undefined;
+  let realStt: CountingStt | undefined;
   try {
     webhook = await spawnServer({ name: 'voice-webhook', script: thisFile, args: ['--serve', 'webhook'] });
     const config = loadConfig({
@@ -59,11 +65,14 @@ export async function main(overrides: Partial<VoiceBenchOptions> = {}): Promise<
       PARLEY_RATE_LIMIT_BURST: '1000000',
       MODELS_DIR: process.env['MODELS_DIR'] ?? '../shared/models',
       PARLEY_VAD_SILENCE_FLOOR_DBFS: process.env['PARLEY_VAD_SILENCE_FLOOR_DBFS'],
+      PARLEY_POCKETSPHINX_DECODERS: process.env['PARLEY_POCKETSPHINX_DECODERS'],
+      PARLEY_POCKETSPHINX_THREADS: process.env['PARLEY_POCKETSPHINX_THREADS'],
     });
+    realStt = new CountingStt(new PocketsphinxStt(config.pocketsphinx));
     parley = await openParley(
       { ...config, adminApiKey: adminKey, redisUrl: redis.url },
       createLogger(config.logLevel),
-      { speech: instantSpeech() },
+      { speech: withRealStt(instantSpeech(), realStt) },
     );
     const url = `http://127.0.0.1:${await parley.listen(0, '127.0.0.1')}`;
     // Probe (timed only while recording): the user-message write.
@@ -106,6 +115,19 @@ export async function main(overrides: Partial<VoiceBenchOptions> = {}): Promise<
       },
     });
 
+    console.log(`voice (c): the real recogniser at ${options.sttSessions.join(', ')} sessions…`);
+    const realSttReport =
+      options.sttSessions.length === 0
+        ? null
+        : await measureRealStt(options, {
+            url,
+            webhookUrl: `${webhook.url}/hook`,
+            parley,
+            clients,
+            stt: realStt,
+            cpu: { clients: () => processCpuMs(clients!.pid) },
+          });
+
     const report: VoiceReport = {
       bench: 'voice',
       started_at: startedAt,
@@ -115,6 +137,7 @@ export async function main(overrides: Partial<VoiceBenchOptions> = {}): Promise<
       clip: voiceBenchFixture,
       turn_latency: turnLatency,
       load,
+      real_stt: realSttReport,
     };
     const markdown = renderMarkdown(report);
     const paths = await writeResults('voice', report, markdown);
@@ -124,6 +147,7 @@ export async function main(overrides: Partial<VoiceBenchOptions> = {}): Promise<
   } finally {
     await clients?.stop().catch(() => {}); // best effort: the child exits with this process anyway
     await parley?.close().catch(() => {}); // best effort at the end of a bench run
+    await realStt?.inner.close();
     await webhook?.stop().catch(() => {}); // best effort: killed with this process anyway
     await redis.close();
   }
@@ -136,6 +160,7 @@ const quick: Partial<VoiceBenchOptions> = {
   sessions: [4],
   streamMs: 5_000,
   loadBudgetMs: 15_000,
+  sttSessions: [1, 4],
 };
 
 /** `VOICE_BENCH_SESSIONS=128,256,400`: the capacity steps to try instead of the ramp's (time budget to match). */
@@ -146,8 +171,14 @@ function sessionSteps(): Partial<VoiceBenchOptions> {
   return { sessions, loadBudgetMs: sessions.length * 2 * 30_000 };
 }
 
+/** `VOICE_BENCH_STT_SESSIONS=1,4,8`: the counts of (c) ('' skips it). */
+function sttSteps(): Partial<VoiceBenchOptions> {
+  const steps = process.env['VOICE_BENCH_STT_SESSIONS'];
+  return steps === undefined ? {} : { sttSessions: steps === '' ? [] : steps.split(',').map(Number) };
+}
+
 if (isMain(import.meta.url)) {
   const [flag, target] = process.argv.slice(2);
   if (flag === '--serve' && target === 'webhook') await serveWebhook();
-  else await main({ ...(process.env['VOICE_BENCH_QUICK'] === '1' ? quick : {}), ...sessionSteps() });
+  else await main({ ...(process.env['VOICE_BENCH_QUICK'] === '1' ? quick : {}), ...sessionSteps(), ...sttSteps() });
 }

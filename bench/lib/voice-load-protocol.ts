@@ -74,6 +74,40 @@ export interface LoadResult {
   errors: string[];
 }
 
-export type ParentMessage = TurnsJob | LoadJob | { go: true } | { close: true } | { exit: true };
+/** bench/voice (c): N sessions each streaming a conversation (questions and pauses) at real-time pace. */
+export interface TalkJob {
+  job: 'talk';
+  sessions: SessionGrant[];
+  frameMs: number;
+  /** A 16 kHz mono WAV file every session streams once, from its start. */
+  clipPath: string;
+  /** Per utterance in the clip: index of the frame holding its last speech sample. */
+  speechEndFrames: number[];
+  /** Session i starts `i / N × staggerMs` after the first. */
+  staggerMs: number;
+  /** After the last frame, how long to wait for outstanding answers. */
+  graceMs: number;
+}
+
+export interface TalkResult {
+  job: 'talk';
+  /** Per session, per utterance: speech-end frame sent → first `audio_start` before the next speech end (null: none). */
+  waits_ms: (number | null)[][];
+  /** Per session: the `transcript` events' texts, in order. */
+  transcripts: string[][];
+  send_lateness_ms: { p50: number; p99: number; max: number };
+  client_loop_delay_ms: { p50: number; p99: number; max: number };
+  client_cpu_ms: number;
+  wall_ms: number;
+  errors: string[];
+}
+
+export type ParentMessage = TurnsJob | LoadJob | TalkJob | { go: true } | { close: true } | { exit: true };
 export type ChildMessage =
-  { ready: true } | { connected: number } | TurnsResult | LoadResult | { closed: number } | { failed: string };
+  | { ready: true }
+  | { connected: number }
+  | TurnsResult
+  | LoadResult
+  | TalkResult
+  | { closed: number }
+  | { failed: string };

@@ -4,7 +4,8 @@
  * what comes back. All times here are this process's `performance.now()`; only differences are
  * reported. Jobs (see voice-load-protocol.ts):
  * - `turns`: one session, audio turn then text turn, repeated (benchmark 10a's client-side view);
- * - `load`: N sessions at real-time pace, then `close` (benchmark 10b).
+ * - `load`: N sessions at real-time pace, then `close` (benchmark 10b);
+ * - `talk`: N sessions speaking a conversation at real-time pace (bench/voice (c), voice-talk-side.ts).
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -12,6 +13,7 @@ import type { AudioFrame } from '../../src/pipeline/audio-frame.js';
 import { RealTimeMeter } from '../../src/pipeline/intake/real-time-meter.js';
 import { VoiceClient } from '../../test/support/voice-client.js';
 import { percentile } from './percentiles.js';
+import { runTalk } from './voice-talk-side.js';
 import { framesOf, loadVoiceBenchClip, loopClip } from './voice-bench-audio.js';
 import type {
   ChildMessage,
@@ -210,7 +212,9 @@ process.on('message', (message: ParentMessage) => {
       ? closeAll().then((closed) => ({ closed }))
       : message.job === 'turns'
         ? runTurns(message).then(async (result) => (await closeAll(), result))
-        : runLoad(message);
+        : message.job === 'talk'
+          ? runTalk(message, connect)
+          : runLoad(message);
   work.then(send, (err: unknown) => send({ failed: err instanceof Error ? (err.stack ?? err.message) : String(err) }));
 });
 send({ ready: true });

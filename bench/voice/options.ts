@@ -40,6 +40,8 @@ export interface VoiceBenchOptions {
   lagLimitMs: number;
   /** (b) the ramp stops before a step that would end past this much time. */
   loadBudgetMs: number;
+  /** (c) session counts with the real recogniser (each also with the instant stand-in); [] skips (c). */
+  sttSessions: number[];
 }
 
 export const defaultVoiceBenchOptions: VoiceBenchOptions = {
@@ -54,4 +56,5 @@ export const defaultVoiceBenchOptions: VoiceBenchOptions = {
   graceMs: 1_500,
   lagLimitMs: 20,
   loadBudgetMs: 240_000,
+  sttSessions: [1, 4, 8, 16],
 };

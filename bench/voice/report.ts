@@ -1,6 +1,7 @@
 import type { LatencySummary } from '../lib/percentiles.js';
 import { markdownTable, round, type Align, type MachineInfo } from '../lib/report.js';
 import { loopResolutionMs, type VoiceBenchOptions } from './options.js';
+import { renderRealStt, type RealSttReport } from './real-stt-report.js';
 
 export interface Percentiles {
   p50_ms: number;
@@ -121,6 +122,8 @@ export interface VoiceReport {
   clip: string;
   turn_latency: TurnLatencyReport;
   load: LoadReport;
+  /** (c) the real recogniser beside the instant stand-in; null when skipped. */
+  real_stt: RealSttReport | null;
 }
 
 export function rounded(s: LatencySummary): LatencySummary {
@@ -232,6 +235,7 @@ export function renderMarkdown(report: VoiceReport): string {
         ? ''
         : `CPU ceiling (a projection, not a measurement) from the per-session cost at ${ceiling.from_sessions} sessions: Parley's event-loop thread would be 100 % busy at ~${ceiling.event_loop_thread_full_at} sessions, two whole cores at ~${ceiling.two_cores_full_at} (clients and Redis elsewhere); p99 lag passes ${b.lag_limit_ms} ms before that.`),
     '',
+    ...(report.real_stt === null ? [] : [renderRealStt(report.real_stt), '']),
     `Machine: ${m.cpu_count} × ${m.cpu_model}, Node ${m.node}, load ${m.load_avg_1m} at start and ${report.load_avg_1m_at_end} at end; ${report.started_at}. ` +
       'Other work shares this machine: numbers are noisy, p99s most of all.',
   ].join('\n');
