@@ -201,7 +201,7 @@ export async function createServices(
     store,
     outbox,
     logger,
-    endpoint: { apiKey: config.openai.apiKey, baseUrl: config.openai.baseUrl },
+    llmFor: (settings) => llms.llm(settings),
     concurrency: config.analysis.concurrency,
     retryBaseMs: config.analysis.retryBaseMs,
     timeoutMs: config.analysis.timeoutMs,

@@ -5,7 +5,8 @@ import { outboxEntry } from '../events/outbox-entry.js';
 import type { EventOutbox } from '../events/outbox.js';
 import { OutboxRelay } from '../events/outbox-relay.js';
 import { builtInPreset } from '../providers/catalog.js';
-import type { OpenAiEndpoint } from '../providers/openai/client.js';
+import type { LlmProvider } from '../providers/llm.js';
+import type { StoredPreset } from '../records/preset.js';
 import { isoNow } from '../records/timestamps.js';
 import { bullConnection, closeQueue } from '../store/bullmq.js';
 import type { Store } from '../store/store.js';
@@ -19,8 +20,11 @@ export interface PostCallAnalysisOptions {
   /** Announces stored analyses (`analysis_ready`) through the transactional outbox. */
   outbox: EventOutbox;
   logger: Logger;
-  /** The OpenAI-compatible endpoint of the agents' LLMs (OPENAI_BASE_URL, OPENAI_API_KEY). */
-  endpoint: OpenAiEndpoint;
+  /**
+   * The LLM provider of a preset's `llm` settings (LlmProviders.llm): the agent's own, so a
+   * `local-llama` preset analyses in-process. A ProviderError (unknown provider or model) fails the job.
+   */
+  llmFor: (settings: StoredPreset['llm']) => LlmProvider;
   /** Analyses this process runs at once; 0 runs none (requests wait for another instance). */
   concurrency: number;
   /** First retry delay; the next doubles. */
@@ -138,7 +142,7 @@ export class PostCallAnalysis {
       messages: conversation.messages,
       settings: agent.analysis,
       llm,
-      endpoint: this.o.endpoint,
+      provider: this.o.llmFor(llm),
       timeoutMs: this.o.timeoutMs,
     });
     const analysis = { ...written, created_at: isoNow() };

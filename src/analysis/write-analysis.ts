@@ -1,5 +1,4 @@
-import type { OpenAiEndpoint } from '../providers/openai/client.js';
-import { openAiClient } from '../providers/openai/client.js';
+import type { LlmProvider } from '../providers/llm.js';
 import type { Message } from '../records/conversation.js';
 import type { StoredPreset } from '../records/preset.js';
 import { describeErrors, validatorFor } from '../records/json-schema.js';
@@ -11,7 +10,8 @@ export interface AnalysisCall {
   settings: AnalysisSettings;
   /** The agent's preset's LLM settings (model, temperature, max_tokens). */
   llm: StoredPreset['llm'];
-  endpoint: OpenAiEndpoint;
+  /** The provider of those settings (LlmProviders.llm): OpenAI-compatible or local-llama. */
+  provider: LlmProvider;
   timeoutMs: number;
 }
 
@@ -31,8 +31,9 @@ const instructions = [
 
 /**
  * Asks the agent's LLM for the summary and the operator's structured fields in one JSON object
- * (`response_format` json_schema), and checks the reply against that schema with ajv. Throws when
- * the call fails or the reply is not JSON or does not match: the job is retried.
+ * (the request's `jsonSchema`: `response_format` json_schema on an OpenAI-compatible server, a
+ * grammar on local-llama), and checks the reply against that schema with ajv. Throws when the call
+ * fails or the reply is not JSON or does not match: the job is retried.
  */
 export async function writeAnalysis(call: AnalysisCall): Promise<WrittenAnalysis> {
   const { settings, llm } = call;
@@ -50,21 +51,19 @@ export async function writeAnalysis(call: AnalysisCall): Promise<WrittenAnalysis
     'Answer with one JSON object {"summary": …, "data": …} and nothing else.',
     ...(settings.prompt === null ? [] : [`Instructions from the operator:\n${settings.prompt}`]),
   ].join('\n\n');
-  const completion = await openAiClient(call.endpoint).chat.completions.create(
-    {
-      model: llm.model,
-      messages: [
-        { role: 'system', content: system },
-        { role: 'user', content: transcriptOf(call.messages) },
-      ],
-      temperature: llm.temperature,
-      max_tokens: llm.max_tokens,
-      response_format: { type: 'json_schema', json_schema: { name: 'post_call_analysis', schema, strict: false } },
-    },
-    { timeout: call.timeoutMs },
-  );
-  const content = completion.choices[0]?.message.content;
-  if (typeof content !== 'string' || content.trim() === '') throw new Error('the model returned no text');
+  const content = await call.provider.complete({
+    model: llm.model,
+    messages: [
+      { role: 'system', content: system },
+      { role: 'user', content: transcriptOf(call.messages) },
+    ],
+    temperature: llm.temperature,
+    maxTokens: llm.max_tokens,
+    jsonSchema: schema,
+    jsonSchemaName: 'post_call_analysis',
+    timeoutMs: call.timeoutMs,
+  });
+  if (content.trim() === '') throw new Error('the model returned no text');
   let parsed: unknown;
   try {
     parsed = JSON.parse(content);
@@ -75,7 +74,7 @@ export async function writeAnalysis(call: AnalysisCall): Promise<WrittenAnalysis
   if (!validate(parsed))
     throw new Error(`the model's answer does not match the schema: ${describeErrors(validate.errors)}`);
   const { summary, data } = parsed as { summary: string; data: Record<string, unknown> | null };
-  return { summary, data, model: completion.model || llm.model };
+  return { summary, data, model: llm.model };
 }
 
 /** "User: …" / "Agent: …" lines, oldest first; failed answers left out, cut answers marked. */

@@ -1,4 +1,4 @@
-/** A language model that answers a conversation. Implementations: providers/openai/. */
+/** A language model that answers a conversation. Implementations: providers/openai/, providers/llama/. */
 
 /** A call the model asked for: `arguments` is the JSON text it wrote (not yet parsed or checked). */
 export interface LlmToolCall {
@@ -28,6 +28,15 @@ export interface LlmRequest {
   maxTokens: number;
   signal?: AbortSignal | undefined;
   timeoutMs: number;
+  /**
+   * JSON Schema (draft-07) the answer must match: the answer is then one JSON object and nothing
+   * else. Providers constrain generation to it where they can (OpenAI-compatible: `response_format`
+   * json_schema, not strict; local-llama: a grammar built from it, for answers without tools offered);
+   * the caller still checks the answer against the full schema.
+   */
+  jsonSchema?: Record<string, unknown> | undefined;
+  /** The schema's name where the provider sends one (OpenAI's `json_schema.name`); default `answer`. */
+  jsonSchemaName?: string | undefined;
 }
 
 export interface LlmToolRequest extends LlmRequest {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { LlamaChat, type ChatModelFunctions, type LlamaChatResponse } from 'node-llama-cpp';
+import { LlamaChat, type ChatModelFunctions, type LlamaChatResponse, type LlamaGrammar } from 'node-llama-cpp';
 import type { LlmDelta, LlmProvider, LlmRequest, LlmToolCall, LlmToolRequest } from '../llm.js';
 import { ProviderError } from '../provider-error.js';
 import { toChatHistory, toFunctions } from './chat-history.js';
@@ -22,7 +22,9 @@ export const maxCallsPerRound = 4;
  * request holds one sequence from its first token to its last and gives it back when it ends,
  * fails, is aborted or its reader stops. Tools go through the model's own function-calling format
  * (its chat wrapper): calls come back as LlmToolCalls, not run, and their results return as `tool`
- * messages in the next round. `timeoutMs` covers waiting for a sequence and generating.
+ * messages in the next round. A request's `jsonSchema` becomes a grammar that holds the answer to
+ * one JSON value of that schema, when no tools are offered (node-llama-cpp takes a grammar or
+ * functions, not both). `timeoutMs` covers waiting for a sequence and generating.
  */
 export class LlamaLlm implements LlmProvider {
   readonly label = providerName;
@@ -66,6 +68,11 @@ export class LlamaLlm implements LlmProvider {
     const shared = await untilAborted(this.loaded(), signal).catch((err: unknown) => {
       throw fail(err);
     });
+    let grammar: LlamaGrammar | undefined;
+    if (request.jsonSchema !== undefined && functions === undefined)
+      grammar = await shared.jsonGrammar(request.jsonSchema).catch((err: unknown) => {
+        throw fail(err);
+      });
     const lease = await shared.pool.acquire(signal).catch((err: unknown) => {
       throw fail(err);
     });
@@ -81,8 +88,7 @@ export class LlamaLlm implements LlmProvider {
         signal,
         maxTokens: request.maxTokens,
         temperature: request.temperature,
-        functions,
-        maxParallelFunctionCalls: maxCallsPerRound,
+        ...(grammar === undefined ? { functions, maxParallelFunctionCalls: maxCallsPerRound } : { grammar }),
       })
       .then(
         (response) => {

@@ -5,12 +5,15 @@ import {
   LlamaLogLevel,
   resolveChatWrapper,
   type ChatWrapper,
+  type GbnfJsonSchema,
   type Llama,
   type LlamaContext,
   type LlamaContextSequence,
+  type LlamaGrammar,
   type LlamaModel,
 } from 'node-llama-cpp';
 import { ProviderError } from '../provider-error.js';
+import { toGrammarSchema } from './json-schema-grammar.js';
 import { SequencePool } from './sequence-pool.js';
 
 export const providerName = 'local-llama';
@@ -136,6 +139,20 @@ export class SharedLlamaModel {
     sequences: LlamaContextSequence[],
   ) {
     this.pool = new SequencePool(sequences);
+  }
+
+  /**
+   * A grammar that holds the model's answer to one JSON value of `schema` (draft-07, through
+   * toGrammarSchema: what a grammar cannot express is left unconstrained, and every listed property
+   * is written). A schema llama.cpp cannot compile is a ProviderError.
+   */
+  async jsonGrammar(schema: Record<string, unknown>): Promise<LlamaGrammar> {
+    try {
+      return await this.llama.createGrammarForJsonSchema<GbnfJsonSchema>(toGrammarSchema(schema));
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      throw new ProviderError(providerName, `no grammar for the answer's JSON schema: ${why}`, { cause: err });
+    }
   }
 
   /** The compute the runtime uses: `cuda`, `vulkan`, `metal`, or false for the CPU. */

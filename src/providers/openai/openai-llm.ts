@@ -1,4 +1,5 @@
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import type { ResponseFormatJSONSchema } from 'openai/resources/shared';
 import type { ChatMessage, LlmDelta, LlmProvider, LlmRequest, LlmToolCall, LlmToolRequest } from '../llm.js';
 import { openAiClient, type OpenAiEndpoint } from './client.js';
 
@@ -15,6 +16,7 @@ export class OpenAiLlm implements LlmProvider {
         messages: request.messages.map(toOpenAi),
         temperature: request.temperature,
         max_tokens: request.maxTokens,
+        ...responseFormat(request),
       },
       { signal: request.signal, timeout: request.timeoutMs },
     );
@@ -30,6 +32,7 @@ export class OpenAiLlm implements LlmProvider {
         messages: request.messages.map(toOpenAi),
         temperature: request.temperature,
         max_tokens: request.maxTokens,
+        ...responseFormat(request),
         stream: true,
       },
       { signal: request.signal, timeout: request.timeoutMs },
@@ -56,6 +59,7 @@ export class OpenAiLlm implements LlmProvider {
         messages: request.messages.map(toOpenAi),
         temperature: request.temperature,
         max_tokens: request.maxTokens,
+        ...responseFormat(request),
         stream: true,
         tools,
         tool_choice: request.toolChoice,
@@ -85,6 +89,16 @@ export class OpenAiLlm implements LlmProvider {
       yield { type: 'tool_calls', calls: ordered };
     }
   }
+}
+
+/**
+ * `response_format` json_schema when the request has a `jsonSchema`; not strict, because strict mode
+ * refuses schemas with optional fields or open objects.
+ */
+function responseFormat(request: LlmRequest): { response_format?: ResponseFormatJSONSchema } {
+  if (request.jsonSchema === undefined) return {};
+  const name = request.jsonSchemaName ?? 'answer';
+  return { response_format: { type: 'json_schema', json_schema: { name, schema: request.jsonSchema, strict: false } } };
 }
 
 function toOpenAi(message: ChatMessage): ChatCompletionMessageParam {
