@@ -1,17 +1,16 @@
 import { AxeBuilder } from '@axe-core/playwright';
-import { build } from 'esbuild';
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildClient } from '../../scripts/build-client.js';
-import { projectRoot } from '../../src/boot/project-root.js';
 import { launchChromium } from '../support/browser.js';
 import { HttpReceiver } from '../support/http-receiver.js';
 import { OpenAiAudioServer } from '../support/openai-audio-server.js';
 import { startParley, type TestParley } from '../support/parley.js';
 import { TestRedis } from '../support/redis-server.js';
+import { talkTestPage } from '../support/talk-page.js';
 
 /**
  * "Talk to the agent" in a real browser: headless Chromium whose fake microphone plays espeak-ng
@@ -32,33 +31,6 @@ let pages: Server;
 let pageUrl: string;
 let browser: Browser;
 let agent: { id: string; name: string; agent_token: string };
-
-/** A page that mounts <Talk> (bundled with esbuild from src/panel/talk) and nothing else. */
-async function testPage(config: unknown): Promise<{ html: string; script: string }> {
-  const bundle = await build({
-    stdin: {
-      contents: `
-        import { h, render } from 'preact';
-        import { Talk } from './src/panel/talk/talk.tsx';
-        const config = JSON.parse(document.getElementById('talk-config').textContent);
-        render(h(Talk, config), document.getElementById('root'));`,
-      resolveDir: projectRoot,
-      loader: 'tsx',
-    },
-    bundle: true,
-    format: 'esm',
-    platform: 'browser',
-    jsx: 'automatic',
-    jsxImportSource: 'preact',
-    write: false,
-    logLevel: 'warning',
-  });
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Talk</title></head>
-<body><main id="root"></main>
-<script type="application/json" id="talk-config">${JSON.stringify(config)}</script>
-<script type="module" src="/talk.js"></script></body></html>`;
-  return { html, script: bundle.outputFiles[0]!.text };
-}
 
 /** The README's ten-line page, pointed at this Parley and agent. */
 async function readmePage(token: string): Promise<string> {
@@ -88,7 +60,10 @@ beforeAll(async () => {
     body: { name: 'Bistro', mode: 'passthrough', webhook_url: webhook.url, preset_id: preset.body.id },
   });
   agent = created.body;
-  const page = await testPage({ agent: { id: agent.id, name: agent.name, token: agent.agent_token }, baseUrl: p.url });
+  const page = await talkTestPage({
+    agent: { id: agent.id, name: agent.name, token: agent.agent_token },
+    baseUrl: p.url,
+  });
   const readme = await readmePage(agent.agent_token);
   pages = createServer((req, res) => {
     const [type, body] =
