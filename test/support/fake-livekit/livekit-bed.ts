@@ -20,11 +20,13 @@ export interface LivekitBed {
   /**
    * A passthrough agent (OpenAI STT, espeak TTS, the bed's webhook; `settings` on top) dispatched to
    * room `name`; `join` brings the user in once the agent has joined; resolves once the job runs.
+   * `stt` replaces the preset's STT (e.g. pocketsphinx, for real recognition).
    */
   dispatch<T>(
     name: string,
     settings: Record<string, unknown>,
     join: (room: FakeRoom) => T,
+    stt?: Record<string, unknown>,
   ): Promise<{ agentId: string; job: { id: string }; room: FakeRoom; joined: T }>;
   close(): Promise<void>;
 }
@@ -61,11 +63,11 @@ export async function startLivekitBed(o: {
     audioApi,
     webhook,
     p,
-    dispatch: async (name, settings, join) => {
+    dispatch: async (name, settings, join, stt = { provider: 'openai', model: 'whisper-1', language: 'en' }) => {
       const preset = await p.request('POST', '/admin/v1/presets', {
         body: {
           name: `lk ${name}`,
-          stt: { provider: 'openai', model: 'whisper-1', language: 'en' },
+          stt,
           tts: { provider: 'espeak', model: 'espeak-ng', voice: 'en-us' },
         },
       });
