@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { isStoreUnavailable } from '../store/unavailable.js';
 import type { Store } from '../store/store.js';
 import type { OutboxEntry } from './outbox-entry.js';
 
@@ -91,7 +92,9 @@ export class OutboxRelay<T = OutboxEntry> {
       this.failing = false;
     } catch (err) {
       // Entries stay in the outbox; the next pass (timer or wake) tries again.
-      if (!this.failing) this.o.logger.warn({ err }, `${this.o.name ?? 'event outbox'} relay failed; retrying`);
+      // a Redis outage is expected operation: its cause, not a stack (as the HTTP layer logs it)
+      const detail = isStoreUnavailable(err) ? { cause: (err as Error).message } : { err };
+      if (!this.failing) this.o.logger.warn(detail, `${this.o.name ?? 'event outbox'} relay failed; retrying`);
       this.failing = true;
     }
   }
