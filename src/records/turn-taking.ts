@@ -18,7 +18,25 @@ export const defaultTurnTakingSettings = {
   endpointing_max_ms: 1_500,
   endpointing_default_ms: 1_000,
   smart_turn_threshold: 0.5,
-  backchannel_words: ['okay', 'ok', 'uh-huh', 'mm-hmm', 'mhm', 'yeah', 'yep', 'right', 'sure', 'i see', 'got it'],
+  backchannel_words: [
+    'okay',
+    'ok',
+    'uh-huh',
+    'mm-hmm',
+    'mhm',
+    'yeah',
+    'yep',
+    'right',
+    'sure',
+    'i see',
+    'got it',
+    // what a recogniser without those tokens writes for them (pocketsphinx hears "uh-huh" as "huh")
+    'huh',
+    'hmm',
+    'mm',
+    'uh',
+    'um',
+  ],
   stop_words: ['stop', 'wait', 'hold on'],
 };
 

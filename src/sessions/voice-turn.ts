@@ -23,6 +23,7 @@ import type { SessionEvent } from '../../machines/session.machine.js';
 import type { PlayoutEvent, SpeechChunk } from '../pipeline/reply/playout.js';
 import { reply, type ReplyEvent, type ReplySource, type ReplyStages } from '../pipeline/reply/reply.js';
 import type { CallControl } from '../actions/call-control.js';
+import { transcriptEnding } from '../pipeline/turn/endpointing.js';
 import { TurnReport, type TurnOrigin, type TurnScope } from './turn-report.js';
 
 export interface TurnGraph extends TurnScope {
@@ -116,7 +117,9 @@ export function turnEvents(
  * When the answer may start. In passthrough mode the webhook answers only confirmed turns (SPEC
  * §4.5: once per utterance). In enhanced mode a tentative turn's LLM starts ahead, once the user
  * has been silent `preemptive_silence_ms` (transcription ran from the first silent window), or
- * at confirmation if that comes first.
+ * at confirmation if that comes first; a transcript that reads as a finished sentence or a whole
+ * question starts it at once (its turn is confirmed at the shortest wait anyway). With a
+ * recogniser that is done a few ms after the first silent window, that gate was the wait.
  */
 function gatedStages(
   graph: TurnGraph,
@@ -134,14 +137,20 @@ function gatedStages(
       defer(() => timer(Math.max(0, preemptAt - graph.now()))),
     );
   }
+  const enhanced = graph.agent.mode !== 'passthrough';
   return {
     ...graph.stages,
     answer: (transcript) =>
       concat(
-        gate.pipe(take(1), ignoreElements()),
+        enhanced && finished(transcript) ? EMPTY : gate.pipe(take(1), ignoreElements()),
         defer(() => graph.stages.answer(transcript)),
       ),
   };
+}
+
+function finished(transcript: string): boolean {
+  const ending = transcriptEnding(transcript);
+  return ending === 'punctuation' || ending === 'question';
 }
 
 /** Speech is synthesized ahead but buffered, and played only once the turn is confirmed. */

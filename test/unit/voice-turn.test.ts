@@ -238,21 +238,28 @@ describe('smart endpointing: the reply prepared at the short silence', () => {
     expect(recorded.map(([kind]) => kind)).toEqual(['user', 'answered', 'played']);
   });
 
-  it('the answer starts preemptive_silence_ms after the end of speech, not at the transcript; at once when confirmed sooner', async () => {
-    const started: number[] = [];
-    await converse(
-      (cold) => cold('a', { a: utterance(0) }),
-      (cold) => ({
-        transcribe: () => cold('40ms a|', { a: 'What time is it?' }),
-        answer: () => {
-          started.push(asyncScheduler.now());
-          return cold('10ms a|', { a: 'Noon.' });
-        },
-        synthesize: () => cold('s|', { s: new Int16Array(100) }),
-      }),
-      { smart: true, mode: 'enhanced' },
-    );
-    expect(started).toEqual([200]);
+  it('the answer starts preemptive_silence_ms after the end of speech, not at the transcript, unless the words are finished', async () => {
+    const startedFor = async (text: string) => {
+      const started: number[] = [];
+      await converse(
+        (cold) => cold('a', { a: utterance(0) }),
+        (cold) => ({
+          transcribe: () => cold('40ms a|', { a: text }),
+          answer: () => {
+            started.push(asyncScheduler.now());
+            return cold('10ms a|', { a: 'Noon.' });
+          },
+          synthesize: () => cold('s|', { s: new Int16Array(100) }),
+        }),
+        { smart: true, mode: 'enhanced' },
+      );
+      return started;
+    };
+    // an unfinished sentence waits for the preemptive silence
+    expect(await startedFor('I would like to know the time')).toEqual([200]);
+    // a finished sentence or a whole question (punctuated or not) starts at its transcript
+    expect(await startedFor('What time is it?')).toEqual([40]);
+    expect(await startedFor('what time do you open tomorrow')).toEqual([40]);
   });
 
   it('dropped when the user goes on: nothing sent, nothing stored, the webhook called once for the whole utterance', async () => {
