@@ -1,5 +1,5 @@
 import { endpointingWaitMs } from '../src/pipeline/turn/endpointing.js';
-import { isBackchannel, saysAny } from '../src/pipeline/turn/phrases.js';
+import { isBackchannel, mostlyLetters, saysAny } from '../src/pipeline/turn/phrases.js';
 import { joinSegments } from '../src/pipeline/turn/utterance.js';
 import type { AudioInput, SessionContext, SessionEvent, SessionMachineInput, TurnInput } from './session.types.js';
 
@@ -113,13 +113,17 @@ export function saysStop(context: SessionContext, event: SessionEvent): boolean 
   return event.type === 'OVERHEARD' && saysAny(event.text, context.turnTaking.stopWords);
 }
 
-/** Speech over the agent that lasted long enough and says more than an acknowledgement. */
+/**
+ * Speech over the agent that lasted long enough and says more than an acknowledgement, in words (a
+ * recogniser's string of letters for a murmur is not words).
+ */
 export function realInterruption(context: SessionContext, event: SessionEvent): boolean {
   return (
     event.type === 'OVERHEARD' &&
     context.overlapLongEnough &&
     event.text.trim() !== '' &&
-    !isBackchannel(event.text, context.turnTaking.backchannelWords)
+    !isBackchannel(event.text, context.turnTaking.backchannelWords) &&
+    !mostlyLetters(event.text)
   );
 }
 

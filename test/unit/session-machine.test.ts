@@ -342,6 +342,7 @@ describe('session machine', () => {
       ['an acknowledgement ("uh-huh")', 'Uh-huh.', 600],
       ['"okay, yeah"', 'Okay, yeah.', 600],
       ['a noise (nothing transcribed)', '', 600],
+      ['a murmur a recogniser wrote as letters', 'an m h and m', 600],
       ['words shorter than the minimum', 'no', 100],
     ] as const) {
       it(`${what} resumes playback where it paused`, () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { endpointingWaitMs, transcriptEnding } from '../../src/pipeline/turn/endpointing.js';
-import { isBackchannel, saysAny } from '../../src/pipeline/turn/phrases.js';
+import { isBackchannel, mostlyLetters, saysAny } from '../../src/pipeline/turn/phrases.js';
 import { joinSegments } from '../../src/pipeline/turn/utterance.js';
 import { defaultTurnTakingSettings } from '../../src/records/turn-taking.js';
 
@@ -40,6 +40,15 @@ describe('how a transcript ends', () => {
     expect(['Yes.', 'call 911', 'and', 'hello'].map((t) => endpointingWaitMs(t, waits))).toEqual([1, 2, 3, 4]);
     expect(endpointingWaitMs('where is the nearest station', waits)).toBe(1);
   });
+});
+
+describe('a murmur a recogniser wrote as letters', () => {
+  it.each(['an m h and m', 'can an h m m', 'm h m'])('%j is mostly letters', (t) =>
+    expect(mostlyLetters(t)).toBe(true),
+  );
+  it.each(['', 'i need a table', 'wait a second', 'my name is j smith', 'plan b'])('%j is words', (t) =>
+    expect(mostlyLetters(t)).toBe(false),
+  );
 });
 
 describe('acknowledgements and stop words', () => {

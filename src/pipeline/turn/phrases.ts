@@ -24,6 +24,17 @@ export function isBackchannel(text: string, phrases: readonly string[]): boolean
   return from(0);
 }
 
+/**
+ * Whether `text` is mostly single letters ("an m h and m"): how a recogniser that has no word for
+ * a hum or a murmur ("mm-hmm" said slowly) writes it. More than half the words are one letter,
+ * leaving out the English words "a" and "i" (and digits, which are words).
+ */
+export function mostlyLetters(text: string): boolean {
+  const words = wordsOf(text);
+  const letters = words.filter((w) => /^\p{L}$/u.test(w) && w !== 'a' && w !== 'i').length;
+  return letters * 2 > words.length;
+}
+
 /** Whether `text` says one of `phrases` as whole words anywhere ("stop", "wait, wait"). */
 export function saysAny(text: string, phrases: readonly string[]): boolean {
   const words = wordsOf(text);
