@@ -11,7 +11,6 @@ import { audioMs, sttBenchRate, type Utterance } from './corpus.js';
 
 /** 32 ms at 16 kHz: the VAD window a session's stream is written in. */
 export const windowSamples = 512;
-const windowMs = (windowSamples * 1000) / sttBenchRate;
 
 export const request = { sampleRate: sttBenchRate, model: 'en-us', language: null };
 
@@ -35,19 +34,21 @@ export async function withCpu<T>(run: () => Promise<T>): Promise<{ value: T; cpu
 }
 
 /**
- * Streams `u` in 512-sample windows, at real-time pace (`paced`) or all at once, then finishes.
- * A stream that gave up is transcribed whole, as a session does; the wait includes that.
+ * Streams `u` in writes of `windows` 512-sample windows (a session writes one), at real-time pace
+ * (`paced`) or all at once, then finishes. A stream that gave up is transcribed whole, as a session
+ * does; the wait includes that.
  */
-export async function streamOne(stt: PocketsphinxStt, u: Utterance, paced: boolean): Promise<Sample> {
+export async function streamOne(stt: PocketsphinxStt, u: Utterance, paced: boolean, windows = 1): Promise<Sample> {
   const stream = stt.openStream(request);
   if (stream === null) return { ...(await wholeOne(stt, u)), fellBack: true };
   const t0 = performance.now();
-  for (let at = 0, k = 0; at < u.audio.length; at += windowSamples, k++) {
+  const chunk = windows * windowSamples;
+  for (let at = 0, k = 0; at < u.audio.length; at += chunk, k++) {
     if (paced) {
-      const wait = t0 + k * windowMs - performance.now();
+      const wait = t0 + ((k + 1) * chunk * 1000) / sttBenchRate - performance.now(); // once the chunk is spoken
       if (wait > 0) await sleep(wait);
     }
-    stream.write(u.audio.subarray(at, at + windowSamples));
+    stream.write(u.audio.subarray(at, at + chunk));
   }
   const end = performance.now();
   const heard = await finishOrWhole(stream, stt, u);

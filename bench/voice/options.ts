@@ -56,5 +56,5 @@ export const defaultVoiceBenchOptions: VoiceBenchOptions = {
   graceMs: 1_500,
   lagLimitMs: 20,
   loadBudgetMs: 240_000,
-  sttSessions: [1, 4, 8, 16],
+  sttSessions: [1, 4, 6, 8, 12, 16],
 };

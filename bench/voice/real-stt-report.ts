@@ -91,7 +91,7 @@ export function renderRealStt(r: RealSttReport): string {
       row.recogniser === null ? '— (instant)' : pp(row.recogniser.finish_ms),
       row.recogniser === null
         ? '—'
-        : `${row.recogniser.whole} of ${row.recogniser.streams + row.recogniser.refused}` +
+        : `${row.recogniser.whole} of ${row.recogniser.streams + row.recogniser.refused}, ${row.recogniser.refused} refused at onset` +
           (row.recogniser.whole > 0 ? ` (${pp(row.recogniser.whole_ms)})` : ''),
       row.recogniser === null ? '—' : f(row.recogniser.ready_ms.p99_ms),
       row.wer === null ? '—' : `${(row.wer * 100).toFixed(1)} %`,
