@@ -177,7 +177,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     pocketsphinx: Object.freeze({
       modelDir: e.PARLEY_POCKETSPHINX_MODEL_DIR,
       decoders: e.PARLEY_POCKETSPHINX_DECODERS,
-      threads: e.PARLEY_POCKETSPHINX_THREADS,
+      // decoder threads block on their next window, they do not spin: one per core
+      threads: e.PARLEY_POCKETSPHINX_THREADS ?? availableParallelism(),
     }),
     openai: Object.freeze({ apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL }),
     rag: Object.freeze({

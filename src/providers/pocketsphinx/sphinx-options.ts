@@ -26,8 +26,8 @@ export interface PocketsphinxOptions {
 
 export const defaultPocketsphinxOptions: PocketsphinxOptions = {
   modelDir: '/usr/share/pocketsphinx/model/en-us',
-  decoders: 4,
-  threads: 1,
+  decoders: 8,
+  threads: 2,
   bestpath: true,
   maxLagMs: 3_000,
   libraries: defaultLibraries,
