@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WavStreamReader } from '../../src/providers/espeak/wav-stream.js';
+import { WavStreamReader } from '../../src/providers/program/wav-stream.js';
 import { Pcm16Decoder } from '../../src/providers/pcm16-decoder.js';
 import { encodeWav, WavFormatError } from '../../src/pipeline/wav.js';
 

@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
 import { createReadStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { WavStreamReader } from '../espeak/wav-stream.js';
+import { exitFailure, startFailure, startProgram, type ProgramIdentity } from '../program/local-program.js';
+import { WavStreamReader } from '../program/wav-stream.js';
 import { ProviderError } from '../provider-error.js';
 import type { TtsChunk, TtsProvider, TtsRequest } from '../tts.js';
 
@@ -31,12 +31,6 @@ export const defaultFliteTtsOptions: FliteTtsOptions = {
  * 8 kHz, the others at 16 kHz; the WAV header says which. `awb_time` (a talking clock) is left out.
  */
 export const fliteVoices: Readonly<Record<string, number>> = { slt: 1, rms: 1, awb: 1, kal16: 1.1, kal: 1.1 };
-
-interface Exit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  error: Error | undefined;
-}
 
 /**
  * Text to speech with Debian's `flite` (CMU Flite 2.2). One process per request. The text goes in
@@ -70,44 +64,20 @@ export class FliteTts implements TtsProvider {
     try {
       const wavPath = join(dir, 'speech.wav');
       const args = ['-voice', request.voice, '--setf', `duration_stretch=${stretch}`, '-o', wavPath];
-      const { exit, stderr } = await this.run(args, request.text, signal);
+      const id = this.identity();
+      const program = startProgram(bin, args, request.text, {
+        stdout: 'ignore',
+        maxStderrBytes: this.options.maxStderrBytes,
+        signal,
+      });
+      const exit = await program.exit;
+      const stderr = program.stderr();
       if (signal?.aborted) return;
-      if (exit.error !== undefined) throw this.spawnFailure(exit.error);
-      if (exit.code !== 0) {
-        const why = exit.code === null ? `was killed by ${exit.signal ?? 'a signal'}` : `exited with code ${exit.code}`;
-        throw new ProviderError('flite', `flite (${bin}) ${why}${stderr === '' ? '' : `: ${stderr}`}`);
-      }
+      if (exit.error !== undefined) throw startFailure(id, exit.error);
+      if (exit.code !== 0) throw exitFailure(id, exit, stderr);
       yield* this.read(wavPath, stderr, signal);
     } finally {
       await rm(dir, { recursive: true, force: true });
-    }
-  }
-
-  /** Runs flite to its end (or until `signal` kills it); its stderr trimmed and capped. */
-  private async run(
-    args: string[],
-    text: string,
-    signal: AbortSignal | undefined,
-  ): Promise<{ exit: Exit; stderr: string }> {
-    const { bin, maxStderrBytes } = this.options;
-    const child = spawn(bin, args, { stdio: ['pipe', 'ignore', 'pipe'] });
-    const exit = new Promise<Exit>((resolve) => {
-      child.once('error', (error) => resolve({ code: null, signal: null, error }));
-      child.once('close', (code, sig) => resolve({ code, signal: sig, error: undefined }));
-    });
-    let stderr = '';
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (text: string) => {
-      if (stderr.length < maxStderrBytes) stderr += text.slice(0, maxStderrBytes - stderr.length);
-    });
-    child.stdin.on('error', () => {}); // EPIPE when the process dies early: its exit reports why
-    child.stdin.end(text, 'utf8');
-    const kill = () => child.kill('SIGKILL');
-    signal?.addEventListener('abort', kill, { once: true });
-    try {
-      return { exit: await exit, stderr: stderr.trim() };
-    } finally {
-      signal?.removeEventListener('abort', kill);
     }
   }
 
@@ -129,16 +99,13 @@ export class FliteTts implements TtsProvider {
       throw new ProviderError('flite', `flite (${bin}) wrote no WAV header${stderr === '' ? '' : `: ${stderr}`}`);
   }
 
-  private spawnFailure(err: Error): ProviderError {
-    const code = (err as NodeJS.ErrnoException).code;
-    const { bin } = this.options;
-    if (code === 'ENOENT')
-      return new ProviderError(
-        'flite',
-        `flite not found: ${bin} is not installed or not on PATH (install the Debian package flite, or set PARLEY_FLITE_BIN)`,
-      );
-    if (code === 'EACCES') return new ProviderError('flite', `flite (${bin}) is not executable (permission denied)`);
-    return new ProviderError('flite', `flite (${bin}) did not start: ${err.message}`);
+  private identity(): ProgramIdentity {
+    return {
+      provider: 'flite',
+      program: 'flite',
+      bin: this.options.bin,
+      install: 'install the Debian package flite, or set PARLEY_FLITE_BIN',
+    };
   }
 }
 
