@@ -37,8 +37,9 @@ export function roomName(sessionId: string): string {
 }
 
 /**
- * POST /sdk/v1/session: a voice session record plus what the SDK needs to join the media plane.
- * Without LiveKit configured the answer is 503 `voice_unavailable` (SPEC §7). Every voice session
+ * POST /sdk/v1/session: a voice session record plus what the SDK needs to join the media plane:
+ * LiveKit when configured, else Parley's own WebSocket endpoint, unless the request names one. Only
+ * a request for LiveKit on a server without it is 503 `voice_unavailable` (SPEC §7). Every voice session
  * gets a connect window, opened in Redis before its record exists: unless a media connection
  * claims it in time, a reaper ends it (`never_connected`), whatever happens to this process.
  */
@@ -50,13 +51,14 @@ export class VoiceSessions {
     request: { user_id?: string | undefined; transport?: VoiceTransport | undefined },
     origin: string,
   ): Promise<VoiceSessionGrant> {
-    if (request.transport === 'websocket') return this.openWebSocket(agent, request.user_id ?? null, origin);
     const livekit = this.o.livekit;
+    const transport = request.transport ?? (livekit === undefined ? 'websocket' : 'livekit');
+    if (transport === 'websocket') return this.openWebSocket(agent, request.user_id ?? null, origin);
     if (livekit === undefined) {
       throw new AppError(
         503,
         'voice_unavailable',
-        'voice is not configured on this server (set LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET, or ask for "transport":"websocket")',
+        'LiveKit is not configured on this server (set LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET, or leave out "transport" for the built-in WebSocket endpoint)',
       );
     }
     const userId = request.user_id ?? null;

@@ -158,11 +158,25 @@ describe('errors', () => {
     expect(res.body.error).toMatchObject({ code: 'unauthorized', request_id: expect.any(String) });
   });
 
-  it('503 voice_unavailable without LiveKit, and no session is left behind', async () => {
+  it('without LiveKit, a SPEC-shaped request (no transport) gets the built-in WebSocket endpoint', async () => {
     const plain = await startParley(redis, roomy);
     try {
       const agent = await createAgent(plain);
       const res = await openSession({ agent_token: agent.agent_token, user_id: 'u' }, plain);
+      expect(res.status).toBe(201);
+      expect(res.body.connection_url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/sdk\/v1\/media$/);
+      const session = await plain.request('GET', `/admin/v1/sessions/${res.body.session_id}`);
+      expect(session.body).toMatchObject({ type: 'voice', transport: 'websocket', user_id: 'u' });
+    } finally {
+      await plain.close();
+    }
+  });
+
+  it('503 voice_unavailable when LiveKit is asked for without it, and no session is left behind', async () => {
+    const plain = await startParley(redis, roomy);
+    try {
+      const agent = await createAgent(plain);
+      const res = await openSession({ agent_token: agent.agent_token, user_id: 'u', transport: 'livekit' }, plain);
       expect(res.status).toBe(503);
       expect(res.body.error).toMatchObject({
         code: 'voice_unavailable',

@@ -47,10 +47,10 @@ export const sessionBody = z
   .strictObject({
     agent_token: agentToken,
     user_id: userId.optional(),
-    transport: z
-      .enum(['livekit', 'websocket'])
-      .optional()
-      .meta({ description: "Media transport: LiveKit (default) or Parley's built-in WebSocket endpoint" }),
+    transport: z.enum(['livekit', 'websocket']).optional().meta({
+      description:
+        "Media transport: `livekit` or Parley's built-in `websocket` endpoint. Left out: LiveKit when the server has it, else the WebSocket endpoint.",
+    }),
   })
   .meta({ id: 'VoiceSessionRequest' });
 
