@@ -245,7 +245,11 @@ describe('headers on every SDK response', () => {
         apiKey: null,
       }),
       await chat(roomy, agent.agent_token, { message: 'fail' }),
-      await roomy.request('POST', '/sdk/v1/session', { body: { agent_token: agent.agent_token }, apiKey: null }),
+      // LiveKit asked for on a server without it (no transport would get the WebSocket endpoint)
+      await roomy.request('POST', '/sdk/v1/session', {
+        body: { agent_token: agent.agent_token, transport: 'livekit' },
+        apiKey: null,
+      }),
       await roomy.request('POST', '/sdk/v1/session', { body: { agent_token: 'pat_nope' }, apiKey: null }),
     ];
     expect(responses.map((r) => r.status)).toEqual([200, 400, 400, 401, 404, 415, 502, 503, 401]);
