@@ -91,101 +91,21 @@ const numberWords = new Set([
 ]);
 
 /** Words a question opens with: wh-words, and auxiliaries put first ("can I", "do you", "is it"). */
-const questionOpeners = new Set([
-  'what',
-  'whats',
-  "what's",
-  'when',
-  'where',
-  'who',
-  'whom',
-  'whose',
-  'why',
-  'which',
-  'how',
-  'can',
-  'could',
-  'would',
-  'will',
-  'should',
-  'shall',
-  'may',
-  'might',
-  'do',
-  'does',
-  'did',
-  'is',
-  'are',
-  'was',
-  'were',
-  'have',
-  'has',
-  'had',
-  'am',
-]);
+const questionOpeners = new Set(
+  `what whats what's when where who whom whose why which how can could would will should shall may might do does did is are was were have has had am`.split(
+    ' ',
+  ),
+);
 
 /**
  * Last words that leave a question open ("can you tell me", "what about your", "is it"): a
  * question ending in one of these waits like any other transcript, on top of `continuations`.
  */
-const openEndings = new Set([
-  'me',
-  'you',
-  'i',
-  'we',
-  'they',
-  'he',
-  'she',
-  'it',
-  'us',
-  'them',
-  'him',
-  'her',
-  'your',
-  'our',
-  'their',
-  'his',
-  'its',
-  'this',
-  'these',
-  'those',
-  'some',
-  'any',
-  'about',
-  'from',
-  'into',
-  'by',
-  'are',
-  'was',
-  'were',
-  'be',
-  'do',
-  'does',
-  'did',
-  'can',
-  'could',
-  'would',
-  'will',
-  'should',
-  'have',
-  'has',
-  'had',
-  'get',
-  'tell',
-  'know',
-  'want',
-  'need',
-  'what',
-  'when',
-  'where',
-  'who',
-  'how',
-  'which',
-  'why',
-  'not',
-  "don't",
-  "can't",
-]);
+const openEndings = new Set(
+  `me you i we they he she it us them him her your our their his its this these those some any about from into by are was were be do does did can could would will should have has had get tell know want need what when where who how which why not don't can't`.split(
+    ' ',
+  ),
+);
 
 /** How `transcript` ends, for the wait. Numbers win over punctuation: STT ends "555 0123." with a dot. */
 export function transcriptEnding(transcript: string): TranscriptEnding {
