@@ -13,7 +13,7 @@ import { Store } from './store/store.js';
 import { ChatService } from './chat/chat-service.js';
 import { EventOutbox } from './events/outbox.js';
 import { PostCallAnalysis } from './analysis/post-call-analysis.js';
-import { LlmProviders } from './providers/llm-providers.js';
+import { llmProviders, type LlmProviders } from './providers/llm-providers.js';
 import { RagService } from './rag/rag-service.js';
 import { TokenBucket } from './ratelimit/token-bucket.js';
 import { VoiceSessions } from './sessions/voice-grants.js';
@@ -67,10 +67,7 @@ export async function openParley(
   // Closed by services.rag.close().
   const embedders = new Embedders(config.rag.embedding, (id) => registry.modelDir(id));
   // The LLM of each preset: one OpenAI-compatible client, and GGUF models loaded once per process.
-  const llms = new LlmProviders(config, (id) => registry.modelDir(id), {
-    ...config.llama,
-    log: (level, message) => logger[level]({ provider: 'local-llama' }, message.trim()),
-  });
+  const llms = llmProviders(config, (id) => registry.modelDir(id), logger);
   const services = await createServices(
     config,
     store,

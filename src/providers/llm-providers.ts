@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { StoredPreset } from '../records/preset.js';
 import { findProvider } from './catalog.js';
@@ -50,4 +51,16 @@ export class LlmProviders {
   async close(): Promise<void> {
     await SharedLlamaModel.closeAll();
   }
+}
+
+/** The process's LLM providers, llama.cpp's warnings and errors going to `logger`. */
+export function llmProviders(
+  config: Pick<Config, 'openai' | 'llama'>,
+  modelDir: (id: string) => string,
+  logger: Logger,
+) {
+  return new LlmProviders(config, modelDir, {
+    ...config.llama,
+    log: (level, message) => logger[level]({ provider: 'local-llama' }, message.trim()),
+  });
 }
