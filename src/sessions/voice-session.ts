@@ -19,7 +19,7 @@ import type { StoredAgent } from '../records/agent.js';
 import type { Session } from '../records/session.js';
 import type { MediaTransport } from '../realtime/transport.js';
 import type { TurnRecorder } from '../turns/turn-recorder.js';
-import { isStreaming } from '../providers/stt.js';
+import { isStreaming, type SttProvider } from '../providers/stt.js';
 import { RecordQueue } from './record-queue.js';
 import { SegmentTranscripts } from './segment-transcripts.js';
 import { sessionInput } from './session-input.js';
@@ -213,7 +213,7 @@ export class VoiceSession {
    * transcription then reports why).
    */
   private streamingTranscripts(settings: VoiceSettings): SegmentTranscripts | undefined {
-    let stt;
+    let stt: SttProvider;
     try {
       stt = this.deps.speech.stt(settings.stt);
     } catch (err) {
