@@ -10,24 +10,10 @@ import { MediaServer } from './realtime/websocket/media-server.js';
 import { ProviderRegistry, type ProviderRegistryOptions } from './providers/registry.js';
 import { closeRedis, connectRedis, type Redis } from './store/redis.js';
 import { Store } from './store/store.js';
-import { ChatService } from './chat/chat-service.js';
-import { EventOutbox } from './events/outbox.js';
-import { PostCallAnalysis } from './analysis/post-call-analysis.js';
-import { llmProviders, type LlmProviders } from './providers/llm-providers.js';
-import { RagService } from './rag/rag-service.js';
-import { TokenBucket } from './ratelimit/token-bucket.js';
-import { VoiceSessions } from './sessions/voice-grants.js';
-import { LivekitPlane, type LivekitPlaneOverrides } from './realtime/livekit/livekit-plane.js';
-import { Responder } from './respond/responder.js';
-import type { OperatorMetrics } from './metrics/operator-metrics.js';
-import { SileroVad } from './pipeline/vad/silero-vad.js';
-import { loadSmartTurn, type SmartTurnModel } from './pipeline/turn/smart-turn.js';
-import { MediaTokens } from './realtime/websocket/media-token.js';
-import { IdleSweeper } from './sessions/idle-sweeper.js';
-import { SessionReaper } from './sessions/session-reaper.js';
-import { SessionSupervisor } from './sessions/supervisor.js';
-import { VoiceSession } from './sessions/voice-session.js';
-import { createTurnRecorder, type SessionRecorder } from './turns/turn-recorder.js';
+import { llmProviders } from './providers/llm-providers.js';
+import { createServices, type Services } from './services.js';
+import { logCapabilities } from './providers/built-in/capability-log.js';
+import type { LivekitPlaneOverrides } from './realtime/livekit/livekit-plane.js';
 
 export interface Parley extends ParleyApp {
   config: Config & { adminApiKey: string };
@@ -68,16 +54,19 @@ export async function openParley(
   const embedders = new Embedders(config.rag.embedding, (id) => registry.modelDir(id));
   // The LLM of each preset: one OpenAI-compatible client, and GGUF models loaded once per process.
   const llms = llmProviders(config, (id) => registry.modelDir(id), logger);
-  const services = await createServices(
+  // The built-in preset is chosen once, here, and said in the log: one line per capability.
+  logCapabilities(logger, await registry.builtIn(), await registry.usability(), config.rag.embedding);
+  const services = await createServices({
     config,
     store,
     logger,
+    registry,
     speech,
     embedders,
     llms,
-    metrics.operator,
-    options.livekit,
-  );
+    metrics: metrics.operator,
+    livekitOverrides: options.livekit,
+  });
   const media = new MediaServer({ store, tokens: services.mediaTokens, supervisor: services.supervisor, logger });
   services.outbox.startWorker();
   services.outbox.startRelay();
@@ -139,161 +128,5 @@ export async function openParley(
       await llms.close();
       closeRedis(redis);
     },
-  };
-}
-
-/** The domain services behind the SDK API, built once per process. */
-export interface Services {
-  rateLimit: TokenBucket;
-  outbox: EventOutbox;
-  /** Every write of a session, a turn or a session's end, each with its event, atomically (chat, voice, sweeper). */
-  recorder: SessionRecorder;
-  responder: Responder;
-  chat: ChatService;
-  voice: VoiceSessions;
-  sweeper: IdleSweeper;
-  vad: SileroVad;
-  /** Smart Turn v3 when its file is in MODELS_DIR (consulted by smart endpointing); null without it. */
-  endOfTurnModel: SmartTurnModel | null;
-  speech: SpeechProviders;
-  mediaTokens: MediaTokens;
-  supervisor: SessionSupervisor;
-  /** Ends voice sessions never connected or whose owner died (any instance may run it). */
-  reaper: SessionReaper;
-  /** RAG: documents, ingestion, hybrid search, context for turns. */
-  rag: RagService;
-  /** LiveKit: agent worker and in-process jobs, server API, instance heartbeats (src/realtime/livekit). */
-  livekit: LivekitPlane;
-  /** Post-call analysis: durable queue of sessions to summarise, fed by session ends (src/analysis). */
-  analysis: PostCallAnalysis;
-}
-
-export async function createServices(
-  config: Config & { redisUrl: string; adminApiKey: string },
-  store: Store,
-  logger: Logger,
-  speech: SpeechProviders,
-  embedders: Embedders,
-  llms: LlmProviders,
-  metrics: OperatorMetrics,
-  livekitOverrides?: LivekitPlaneOverrides,
-): Promise<Services> {
-  // One VAD worker per process: every voice session's windows run there in shared batches.
-  const vad = await SileroVad.load({ logger, silenceFloorDbfs: config.vadSilenceFloorDbfs });
-  const endOfTurnModel = await loadSmartTurn(config.modelsDir, logger);
-  const outbox = new EventOutbox({
-    redisUrl: config.redisUrl,
-    prefix: config.redisPrefix,
-    store,
-    logger,
-    retryBaseMs: config.events.retryBaseMs,
-    timeoutMs: config.events.timeoutMs,
-    concurrency: config.events.concurrency,
-    relayIntervalMs: config.events.relayIntervalMs,
-    metrics,
-  });
-  const analysis = new PostCallAnalysis({
-    redisUrl: config.redisUrl,
-    prefix: config.redisPrefix,
-    store,
-    outbox,
-    logger,
-    llmFor: (settings) => llms.llm(settings),
-    concurrency: config.analysis.concurrency,
-    retryBaseMs: config.analysis.retryBaseMs,
-    timeoutMs: config.analysis.timeoutMs,
-    relayIntervalMs: config.events.relayIntervalMs,
-  });
-  const recorder = createTurnRecorder({
-    store,
-    outbox,
-    logger,
-    retryWindowMs: config.events.recordRetryMs,
-    crashAfter: config.events.crashAfterRecord,
-    metrics,
-    analysis,
-  });
-  const responder = new Responder({
-    store,
-    logger,
-    llmFor: (settings) => llms.llm(settings),
-    llmTimeoutMs: config.llm.timeoutMs,
-    historyMessages: config.llm.historyMessages,
-    metrics,
-    recorder,
-    allowHttpTools: config.tools.allowHttp,
-  });
-  const rag = new RagService({
-    config: config.rag,
-    embedders,
-    redisUrl: config.redisUrl,
-    redisTimeoutMs: config.redisTimeoutMs,
-    prefix: config.redisPrefix,
-    store,
-    logger,
-    outbox,
-  });
-  const { url, apiKey, apiSecret } = config.livekit;
-  const mediaTokens = new MediaTokens(config.adminApiKey);
-  const reaper = new SessionReaper({
-    store,
-    recorder,
-    logger,
-    intervalMs: config.sessionSweepIntervalMs,
-    leaseTtlMs: config.sessionLeaseTtlMs,
-  });
-  const voiceDeps = {
-    store,
-    outbox,
-    responder,
-    speech,
-    vad,
-    rag,
-    logger,
-    recorder,
-    endOfTurn: endOfTurnModel ?? undefined,
-  };
-  const supervisor = new SessionSupervisor({
-    store,
-    recorder,
-    logger,
-    leaseTtlMs: config.sessionLeaseTtlMs,
-    start: (agent, session, transport) => VoiceSession.start(voiceDeps, agent, session, transport),
-    onExpired: () => reaper.sweepSoon(),
-  });
-  metrics.countVoiceSessionsWith(() => supervisor.countByTransport());
-  return {
-    vad,
-    endOfTurnModel,
-    speech,
-    mediaTokens,
-    supervisor,
-    reaper,
-    livekit: new LivekitPlane({ config, store, outbox, recorder, supervisor, logger, overrides: livekitOverrides }),
-    rateLimit: new TokenBucket(store.redis, store.keys, config.rateLimit),
-    outbox,
-    recorder,
-    responder,
-    rag,
-    analysis,
-    chat: new ChatService({ store, responder, recorder, logger, rag }),
-    voice: new VoiceSessions({
-      store,
-      recorder,
-      livekit:
-        url !== undefined && apiKey !== undefined && apiSecret !== undefined ? { url, apiKey, apiSecret } : undefined,
-      tokenTtlS: config.livekitTokenTtlS,
-      connectWindowMs: config.voiceConnectWindowMs,
-      mediaTokens,
-      publicUrl: config.publicUrl,
-      livekitAgentName: config.livekit.agentName,
-    }),
-    sweeper: new IdleSweeper({
-      store,
-      recorder,
-      logger,
-      chatIdleTimeoutMs: config.chatIdleTimeoutMs,
-      intervalMs: config.sessionSweepIntervalMs,
-    }),
   };
 }

@@ -4,7 +4,7 @@ import { NotFoundError } from '../errors.js';
 import { outboxEntry } from '../events/outbox-entry.js';
 import type { EventOutbox } from '../events/outbox.js';
 import { OutboxRelay } from '../events/outbox-relay.js';
-import { builtInPreset } from '../providers/catalog.js';
+import type { PipelineSettingsOf } from '../agents/pipeline-settings.js';
 import type { LlmProvider } from '../providers/llm.js';
 import type { StoredPreset } from '../records/preset.js';
 import { isoNow } from '../records/timestamps.js';
@@ -17,6 +17,8 @@ export interface PostCallAnalysisOptions {
   redisUrl: string;
   prefix: string;
   store: Store;
+  /** The agent's pipeline settings: analysis uses its preset's LLM (or the built-in preset's). */
+  settings: Pick<PipelineSettingsOf, 'of'>;
   /** Announces stored analyses (`analysis_ready`) through the transactional outbox. */
   outbox: EventOutbox;
   logger: Logger;
@@ -137,7 +139,7 @@ export class PostCallAnalysis {
       logger.info({ session_id: sessionId }, 'post-call analysis skipped: the user said nothing');
       return;
     }
-    const llm = agent.preset_id === null ? builtInPreset.llm : (await store.presets.getStored(agent.preset_id)).llm;
+    const { llm } = await this.o.settings.of(agent);
     const written = await writeAnalysis({
       messages: conversation.messages,
       settings: agent.analysis,

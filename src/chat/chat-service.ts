@@ -121,10 +121,16 @@ export class ChatService {
 
   private upstreamError(agent: StoredAgent, answer: Answer & { ok: false }, sessionId: string): AppError {
     this.o.logger.info({ session_id: sessionId, error_id: answer.errorId, err: answer.message }, 'chat answer failed');
-    return new AppError(502, 'upstream_error', failedAnswerMessage(agent), {
-      ...(answer.errorId === null ? {} : { error_id: answer.errorId }),
-      session_id: sessionId,
-    });
+    const ids = { ...(answer.errorId === null ? {} : { error_id: answer.errorId }), session_id: sessionId };
+    // A deployment without a usable LLM is said as it is, with its fix: nothing was called.
+    if (answer.notConfigured === true)
+      return new AppError(
+        503,
+        'llm_not_configured',
+        `the language model is not configured here: ${answer.message}`,
+        ids,
+      );
+    return new AppError(502, 'upstream_error', failedAnswerMessage(agent), ids);
   }
 
   private async openSession(agent: StoredAgent, request: ChatRequest) {

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import type { Metrics } from '../metrics/process-metrics.js';
-import type { Services } from '../parley.js';
+import type { Services } from '../services.js';
 import type { Store } from '../store/store.js';
 import type { Area } from './areas.js';
 import { dispatchRoutes } from './dispatch.js';

@@ -162,13 +162,3 @@ export function findProvider(capability: Capability, provider: string): Provider
 export function providerNames(capability: Capability): string[] {
   return providers.filter((p) => p.capability === capability).map((p) => p.provider);
 }
-
-/**
- * The pipeline an agent without a preset uses: works with no download and no API key for TTS. Its
- * embeddings are the deployment default (`PARLEY_EMBEDDING_PROVIDER` / `PARLEY_EMBEDDING_MODEL`).
- */
-export const builtInPreset = {
-  stt: { provider: 'local-whisper', model: 'Xenova/whisper-tiny.en', language: null },
-  llm: { provider: 'openai', model: 'gpt-4o-mini', temperature: 0.7, max_tokens: 512 },
-  tts: { provider: 'espeak', model: 'espeak-ng', voice: 'en-us', speed: 1 },
-} as const;

@@ -5,7 +5,7 @@
  * error records and logs, never to an end user. Aborts are not ProviderErrors.
  */
 export class ProviderError extends Error {
-  override readonly name = 'ProviderError';
+  override readonly name: string = 'ProviderError';
 
   constructor(
     /** The provider name from the catalog (`openai`, `espeak`, `local-whisper`, …). */
@@ -15,4 +15,12 @@ export class ProviderError extends Error {
   ) {
     super(`${provider}: ${message}`, options);
   }
+}
+
+/**
+ * The provider cannot run here at all (no key or server configured, model not installed): said
+ * before any network call or model load, so a caller can answer "not configured" with the fix.
+ */
+export class ProviderNotConfigured extends ProviderError {
+  override readonly name = 'ProviderNotConfigured';
 }

@@ -6,6 +6,8 @@ import { providerAvailability, type ProviderAvailability, type StatusSources } f
 import { runHealthChecks, type ProviderCheck } from './status/health-checks.js';
 import { ModelFolders } from './status/model-folders.js';
 import { SettledCache } from './status/settled-cache.js';
+import { chooseBuiltIn, type BuiltInPreset } from './built-in/built-in-preset.js';
+import { Usability } from './built-in/usability.js';
 
 export type { ProviderAvailability } from './status/availability.js';
 export type { ProviderCheck } from './status/health-checks.js';
@@ -36,7 +38,9 @@ const defaults = { checkCacheMs: 5_000, probeTimeoutMs: 3_000, programCacheMs: 6
 export class ProviderRegistry {
   private readonly sources: StatusSources;
   private readonly checks: SettledCache<ProviderCheck[]>;
+  private readonly usable: SettledCache<Usability>;
   private readonly probeTimeoutMs: number;
+  private chosen: Promise<BuiltInPreset> | undefined;
 
   constructor(
     readonly config: Config,
@@ -51,6 +55,26 @@ export class ProviderRegistry {
       flite: new FliteProbe(config.fliteBin, o.probeTimeoutMs, o.programCacheMs),
     };
     this.checks = new SettledCache(o.checkCacheMs);
+    this.usable = new SettledCache(o.checkCacheMs);
+  }
+
+  /** What can run here (reused for `checkCacheMs`): why a preset section cannot, for readiness. */
+  usability(): Promise<Usability> {
+    return this.usable.get(async () => new Usability(await this.availability()));
+  }
+
+  /**
+   * The built-in preset (agents without a preset): per capability the first provider usable on
+   * this box, chosen once, at start-up (installing a model or a package takes a restart).
+   */
+  builtIn(): Promise<BuiltInPreset> {
+    if (this.chosen === undefined) {
+      const chosen = this.usability().then(chooseBuiltIn);
+      // Not kept when it failed: the next caller chooses again (the caller sees the rejection).
+      chosen.catch(() => (this.chosen === chosen ? (this.chosen = undefined) : undefined));
+      this.chosen = chosen;
+    }
+    return this.chosen;
   }
 
   /** The folder a catalog model is expected in. */

@@ -10,6 +10,7 @@ export const knownErrorTypes = [
   'webhook_timeout',
   'webhook_invalid_response',
   'llm_error',
+  'llm_not_configured',
   'event_delivery_failed',
   'session_failed',
 ] as const;

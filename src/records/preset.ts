@@ -1,13 +1,16 @@
 import { z } from 'zod';
-import { builtInPreset, findProvider, providerNames, type Capability } from '../providers/catalog.js';
-import { metadataSchema, timestampSchema } from './common.js';
+import { findProvider, providerNames, type Capability } from '../providers/catalog.js';
+import { metadataSchema, timestampSchema, whenFieldsParsed } from './common.js';
 
 function providerEnum(capability: Capability) {
   const [first, ...rest] = providerNames(capability);
   return z.enum([first!, ...rest]);
 }
 
-/** Rejects a model a local provider cannot run; OpenAI-compatible servers accept any model name. */
+/**
+ * Rejects a model a local provider cannot run; OpenAI-compatible servers accept any model name. Run
+ * with `modelChecked` so that it runs when the other fields of the section are bad too.
+ */
 function checkModel(capability: Capability) {
   return (value: { provider: string; model?: string | null | undefined }, ctx: z.RefinementCtx) => {
     const info = findProvider(capability, value.provider);
@@ -22,6 +25,8 @@ function checkModel(capability: Capability) {
   };
 }
 
+const modelChecked = { when: whenFieldsParsed('provider', 'model') };
+
 export const sttSettingsSchema = z
   .strictObject({
     provider: providerEnum('stt'),
@@ -33,16 +38,19 @@ export const sttSettingsSchema = z
       .default(null)
       .meta({ description: 'Language hint; null lets the model detect.' }),
   })
-  .superRefine(checkModel('stt'))
-  .superRefine((value, ctx) => {
-    const language = value.language?.toLowerCase() ?? null;
-    if (value.provider === 'pocketsphinx' && language !== null && language !== 'en' && !language.startsWith('en-'))
-      ctx.addIssue({
-        code: 'custom',
-        path: ['language'],
-        message: 'pocketsphinx recognises US English only: null, en or en-*',
-      });
-  })
+  .superRefine(checkModel('stt'), modelChecked)
+  .superRefine(
+    (value, ctx) => {
+      const language = value.language?.toLowerCase() ?? null;
+      if (value.provider === 'pocketsphinx' && language !== null && language !== 'en' && !language.startsWith('en-'))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['language'],
+          message: 'pocketsphinx recognises US English only: null, en or en-*',
+        });
+    },
+    { when: whenFieldsParsed('provider', 'language') },
+  )
   .meta({ id: 'SttSettings' });
 
 export const llmSettingsSchema = z
@@ -52,7 +60,7 @@ export const llmSettingsSchema = z
     temperature: z.number().min(0).max(2).default(0.7),
     max_tokens: z.number().int().min(1).max(32_768).default(512),
   })
-  .superRefine(checkModel('llm'))
+  .superRefine(checkModel('llm'), modelChecked)
   .meta({ id: 'LlmSettings' });
 
 export const ttsSettingsSchema = z
@@ -62,7 +70,7 @@ export const ttsSettingsSchema = z
     voice: z.string().min(1).max(100),
     speed: z.number().min(0.25).max(4).default(1),
   })
-  .superRefine(checkModel('tts'))
+  .superRefine(checkModel('tts'), modelChecked)
   .meta({ id: 'TtsSettings' });
 
 export const embeddingsSettingsSchema = z
@@ -70,7 +78,7 @@ export const embeddingsSettingsSchema = z
     provider: providerEnum('embeddings'),
     model: z.string().min(1).max(200),
   })
-  .superRefine(checkModel('embeddings'))
+  .superRefine(checkModel('embeddings'), modelChecked)
   .meta({
     id: 'EmbeddingsSettings',
     description:
@@ -87,11 +95,11 @@ const presetSettingsShape = {
   metadata: metadataSchema,
 };
 
-export const presetCreateSchema = z
-  .strictObject(presetSettingsShape)
-  .partial()
-  .required({ name: true })
-  .meta({ id: 'PresetCreate', description: 'Sections left out take the built-in defaults.' });
+export const presetCreateSchema = z.strictObject(presetSettingsShape).partial().required({ name: true }).meta({
+  id: 'PresetCreate',
+  description:
+    "Sections left out take the built-in preset's (GET /admin/v1/presets/built-in: what is usable on this server).",
+});
 
 export const presetPatchSchema = z
   .strictObject(presetSettingsShape)
@@ -120,11 +128,9 @@ export const presetSchema = z
 export type Preset = z.infer<typeof presetSchema>;
 export type StoredPreset = Omit<Preset, 'agent_count'>;
 
+/** A new preset's fields left out; its STT, LLM and TTS sections left out are the built-in preset's. */
 export const defaultPresetSettings = {
   description: '',
-  stt: { ...builtInPreset.stt },
-  llm: { ...builtInPreset.llm },
-  tts: { ...builtInPreset.tts },
   /** The deployment default (PARLEY_EMBEDDING_*), as for agents without a preset. */
   embeddings: null,
   metadata: {},
@@ -145,3 +151,30 @@ export const providerAvailabilitySchema = z
     reason: z.string().nullable().meta({ description: 'Why the provider is not configured; null when it is.' }),
   })
   .meta({ id: 'ProviderAvailability' });
+
+export const builtInChoiceSchema = z
+  .object({
+    provider: z.string(),
+    model: z.string(),
+    usable: z.boolean().meta({ description: 'Whether the provider can run here now.' }),
+    problem: z
+      .string()
+      .nullable()
+      .meta({ description: 'Why no provider of this capability is usable here, each with its fix; null when usable.' }),
+  })
+  .meta({ id: 'BuiltInChoice' });
+
+export const builtInPresetSchema = z
+  .object({
+    stt: sttSettingsSchema,
+    llm: llmSettingsSchema,
+    tts: ttsSettingsSchema,
+    choices: z
+      .object({ stt: builtInChoiceSchema, llm: builtInChoiceSchema, tts: builtInChoiceSchema })
+      .meta({ description: 'What was taken per capability, and whether it works here.' }),
+  })
+  .meta({
+    id: 'BuiltInPreset',
+    description:
+      'Per capability the first provider usable on this server, in the order STT: local-whisper, openai, pocketsphinx; LLM: openai, local-llama; TTS: local-vits, openai, flite, espeak. None usable: the first, with its problem.',
+  });

@@ -1,3 +1,4 @@
+import { ProviderNotConfigured } from '../providers/provider-error.js';
 import type { UpstreamFailure } from './webhook.js';
 
 /**
@@ -27,6 +28,8 @@ export function describeLlmError(
   err: unknown,
   timeoutMs: number,
 ): { type: string; message: string; status: number | null } {
+  // Said before any call: no key or server, or the GGUF is not installed (the message has the fix).
+  if (err instanceof ProviderNotConfigured) return { type: 'llm_not_configured', message: err.message, status: null };
   const e = err as { status?: unknown; name?: string; message?: string };
   const status = typeof e.status === 'number' ? e.status : null;
   if (e.name === 'APIConnectionTimeoutError' || /timed? ?out/i.test(e.message ?? '')) {

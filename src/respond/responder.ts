@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { builtInPreset } from '../providers/catalog.js';
+import type { PipelineSettingsOf } from '../agents/pipeline-settings.js';
 import type { ChatMessage, LlmProvider } from '../providers/llm.js';
 import type { StoredAgent } from '../records/agent.js';
 import type { StoredPreset } from '../records/preset.js';
@@ -37,10 +37,20 @@ export interface Turn {
 
 export type Answer =
   | { ok: true; text: string; source: 'webhook' | 'llm'; latencyMs: number }
-  | { ok: false; aborted: boolean; errorId: string | null; message: string; latencyMs: number };
+  | {
+      ok: false;
+      aborted: boolean;
+      errorId: string | null;
+      message: string;
+      latencyMs: number;
+      /** The LLM cannot run here at all (not configured, model missing): `message` says the fix. */
+      notConfigured?: boolean;
+    };
 
 export interface ResponderOptions {
   store: Store;
+  /** The agent's pipeline settings: the LLM of its preset (or the built-in preset's). */
+  settings: Pick<PipelineSettingsOf, 'of'>;
   logger: Logger;
   /** The LLM for a preset's `llm` section. */
   llmFor: (settings: StoredPreset['llm']) => LlmProvider;
@@ -110,10 +120,7 @@ export class Responder {
     const start = performance.now();
     const elapsed = () => Math.round((performance.now() - start) * 100) / 100;
     try {
-      const settings =
-        agent.preset_id === null
-          ? builtInPreset.llm
-          : (await this.options.store.presets.getStored(agent.preset_id)).llm;
+      const settings = (await this.options.settings.of(agent)).llm;
       const messages = await this.prompt(agent, turn);
       const toolbox = this.toolbox(agent);
       const text = toolbox.empty
@@ -132,7 +139,8 @@ export class Responder {
         return { ok: false, aborted: true, errorId: null, message: 'aborted by the session', latencyMs: elapsed() };
       const { type, message, status } = describeLlmError(err, this.options.llmTimeoutMs);
       const errorId = await this.record(agent, turn, type, message, status, elapsed());
-      return { ok: false, aborted: false, errorId, message, latencyMs: elapsed() };
+      const notConfigured = type === 'llm_not_configured';
+      return { ok: false, aborted: false, errorId, message, latencyMs: elapsed(), notConfigured };
     }
   }
 

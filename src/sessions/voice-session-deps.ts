@@ -1,3 +1,4 @@
+import type { PipelineSettingsOf } from '../agents/pipeline-settings.js';
 import type { Logger } from 'pino';
 import type { EventOutbox } from '../events/outbox.js';
 import type { AudioBacklog } from '../pipeline/intake/audio-backlog.js';
@@ -16,6 +17,8 @@ export interface VoiceSessionDeps {
   store: Store;
   outbox: EventOutbox;
   responder: Responder;
+  /** The agent's STT, LLM and TTS settings (its preset's, or the built-in preset's). */
+  settings: Pick<PipelineSettingsOf, 'of'>;
   speech: SpeechProviders;
   vad: SileroVad;
   /** Retrieval for agents with RAG on (the same as chat's). */

@@ -24,7 +24,7 @@ import { RecordQueue } from './record-queue.js';
 import { SegmentTranscripts } from './segment-transcripts.js';
 import { sessionInput } from './session-input.js';
 import type { VoiceSessionDeps } from './voice-session-deps.js';
-import { resolveVoiceSettings, type VoiceSettings } from './voice-settings.js';
+import type { PipelineSettings } from '../agents/pipeline-settings.js';
 import { voiceStages } from './voice-stages.js';
 import { endOfTurnEvents, overheardEvents } from './voice-checks.js';
 import { turnEvents, type TurnGraph } from './voice-turn.js';
@@ -70,9 +70,9 @@ export class VoiceSession {
     transport: MediaTransport,
   ): Promise<VoiceSession> {
     const voice = new VoiceSession(deps, agent, session, transport);
-    let settings: VoiceSettings;
+    let settings: PipelineSettings;
     try {
-      settings = await resolveVoiceSettings(deps.store, agent);
+      settings = await deps.settings.of(agent);
     } catch (err) {
       void voice.fail('preset_unavailable', `the agent's preset ${agent.preset_id ?? ''} could not be read`, err);
       return voice;
@@ -86,7 +86,7 @@ export class VoiceSession {
     if (this.actor?.getSnapshot().status === 'active') this.actor.send({ type: 'SHUTDOWN' });
   }
 
-  private run(settings: VoiceSettings): void {
+  private run(settings: PipelineSettings): void {
     const { deps, agent, session, transport } = this;
     const timing = { ...defaultPlayoutTiming, ...deps.playout };
     const control = new CallControl();
@@ -212,7 +212,7 @@ export class VoiceSession {
    * (pocketsphinx); undefined otherwise, or when the provider cannot be built (each turn's
    * transcription then reports why).
    */
-  private streamingTranscripts(settings: VoiceSettings): SegmentTranscripts | undefined {
+  private streamingTranscripts(settings: PipelineSettings): SegmentTranscripts | undefined {
     let stt: SttProvider;
     try {
       stt = this.deps.speech.stt(settings.stt);

@@ -10,13 +10,13 @@ import { AnswerFailed } from '../respond/responder.js';
 import type { CallControl } from '../actions/call-control.js';
 import type { VoiceSessionDeps } from './voice-session-deps.js';
 import type { SegmentTranscripts } from './segment-transcripts.js';
-import type { VoiceSettings } from './voice-settings.js';
+import type { PipelineSettings } from '../agents/pipeline-settings.js';
 
 export interface StageContext {
   deps: VoiceSessionDeps;
   agent: StoredAgent;
   session: Session;
-  settings: VoiceSettings;
+  settings: PipelineSettings;
   /** The rate speech is played out at (the transport's output rate). */
   outputRate: number;
   /** Where the answer's call control goes (hang up, transfer) until its turn has played. */

@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { builtInPreset, providerNames } from '../../src/providers/catalog.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { providerNames } from '../../src/providers/catalog.js';
 import { parleyForFile, type TestResponse } from '../support/parley.js';
 
 const bed = parleyForFile();
@@ -36,15 +36,14 @@ function expectInvalid(res: TestResponse, paths: string[]): { path: string; mess
   return details;
 }
 
-const defaults = {
-  description: '',
-  stt: { ...builtInPreset.stt },
-  llm: { ...builtInPreset.llm },
-  tts: { ...builtInPreset.tts },
-  embeddings: null,
-  metadata: {},
-  agent_count: 0,
-};
+/** A new preset's defaults: its sections left out are the built-in preset's (what is usable here). */
+let defaults: Record<string, unknown>;
+beforeAll(async () => {
+  const builtIn = await bed.p.request('GET', '/admin/v1/presets/built-in');
+  expect(builtIn.status).toBe(200);
+  const { stt, llm, tts } = builtIn.body as Record<string, unknown>;
+  defaults = { description: '', stt, llm, tts, embeddings: null, metadata: {}, agent_count: 0 };
+});
 
 describe('create', () => {
   it('fills every omitted section with the built-in defaults', async () => {

@@ -8,7 +8,6 @@ import { OpenAiStt } from '../../src/providers/openai/openai-stt.js';
 import { OpenAiTts } from '../../src/providers/openai/openai-tts.js';
 import { ProviderRegistry } from '../../src/providers/registry.js';
 import { ProviderSet } from '../../src/providers/speech-providers.js';
-import { defaultPresetSettings } from '../../src/records/preset.js';
 
 const config = loadConfig({
   MODELS_DIR: '/srv/models',
@@ -31,12 +30,6 @@ describe('ProviderSet', () => {
     expect(set.tts({ provider: 'local-vits', model: 'Xenova/mms-tts-eng', voice: 'default', speed: 1 })).toBeInstanceOf(
       VitsTts,
     );
-  });
-
-  it('resolves the built-in preset to local Whisper and espeak-ng', () => {
-    const set = new ProviderSet(config, registry);
-    expect(set.stt(defaultPresetSettings.stt).label).toBe('local-whisper');
-    expect(set.tts(defaultPresetSettings.tts).label).toBe('espeak');
   });
 
   it('shares one instance per provider and model, whatever the voice, speed or language', () => {

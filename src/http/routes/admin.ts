@@ -15,7 +15,7 @@ export function adminAreas({ store, registry, services, config }: AppDeps): Area
       prefix: '/admin/v1',
       admin: true,
       routes: [
-        ...agentRoutes(store, services.rag, services.recorder, config.tools),
+        ...agentRoutes(store, services.rag, services.recorder, services.readiness, config.tools),
         ...presetRoutes(store, registry, services.rag),
         ...sessionRoutes(store),
         ...conversationRoutes(store),

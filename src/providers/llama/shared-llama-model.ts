@@ -12,7 +12,7 @@ import {
   type LlamaGrammar,
   type LlamaModel,
 } from 'node-llama-cpp';
-import { ProviderError } from '../provider-error.js';
+import { ProviderError, ProviderNotConfigured } from '../provider-error.js';
 import { toGrammarSchema } from './json-schema-grammar.js';
 import { SequencePool } from './sequence-pool.js';
 
@@ -104,7 +104,7 @@ export class SharedLlamaModel {
   private static async open(modelPath: string, options: LlamaModelOptions): Promise<SharedLlamaModel> {
     const file = await stat(modelPath).catch(() => null);
     if (file === null || !file.isFile()) {
-      throw new ProviderError(
+      throw new ProviderNotConfigured(
         providerName,
         `model not installed: ${modelPath} is missing (run \`npm run models\`, or point MODELS_DIR at the models)`,
       );

@@ -52,6 +52,14 @@ export class OpenAiEmbedder implements Embedder {
     return this.pool.chunk(text, options);
   }
 
+  async unavailable(): Promise<string | null> {
+    if (this.options.apiKey !== undefined || this.options.baseUrl !== undefined) return null;
+    return (
+      `no embedding API for ${this.label}: set OPENAI_API_KEY (or PARLEY_EMBEDDING_API_KEY), and OPENAI_BASE_URL ` +
+      'for an OpenAI-compatible server; or install the local model (npm run models) and set PARLEY_EMBEDDING_PROVIDER=local'
+    );
+  }
+
   async warm(): Promise<void> {}
 
   close(): Promise<void> {

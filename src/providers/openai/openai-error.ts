@@ -1,5 +1,5 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
-import { ProviderError } from '../provider-error.js';
+import { ProviderError, ProviderNotConfigured } from '../provider-error.js';
 
 /**
  * An OpenAI SDK failure as a ProviderError that says what happened (HTTP status and the server's
@@ -37,7 +37,7 @@ function upstreamMessage(body: unknown): string | null {
 /** Fails fast, with the fix, when neither an API key nor a server is configured. */
 export function assertConfigured(endpoint: { apiKey: string | undefined; baseUrl: string | undefined }): void {
   if (endpoint.apiKey === undefined && endpoint.baseUrl === undefined) {
-    throw new ProviderError(
+    throw new ProviderNotConfigured(
       'openai',
       'not configured: set OPENAI_API_KEY (api.openai.com) or OPENAI_BASE_URL (any OpenAI-compatible server)',
     );

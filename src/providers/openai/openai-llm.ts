@@ -2,6 +2,7 @@ import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/reso
 import type { ResponseFormatJSONSchema } from 'openai/resources/shared';
 import type { ChatMessage, LlmDelta, LlmProvider, LlmRequest, LlmToolCall, LlmToolRequest } from '../llm.js';
 import { openAiClient, type OpenAiEndpoint } from './client.js';
+import { assertConfigured } from './openai-error.js';
 
 /** Chat completions on any OpenAI-compatible server (OpenAI, vLLM, Ollama, llama.cpp, …). */
 export class OpenAiLlm implements LlmProvider {
@@ -10,6 +11,7 @@ export class OpenAiLlm implements LlmProvider {
   constructor(private readonly endpoint: OpenAiEndpoint) {}
 
   async complete(request: LlmRequest): Promise<string> {
+    assertConfigured(this.endpoint);
     const completion = await openAiClient(this.endpoint).chat.completions.create(
       {
         model: request.model,
@@ -26,6 +28,7 @@ export class OpenAiLlm implements LlmProvider {
   }
 
   async *stream(request: LlmRequest): AsyncIterable<string> {
+    assertConfigured(this.endpoint);
     const stream = await openAiClient(this.endpoint).chat.completions.create(
       {
         model: request.model,
@@ -49,6 +52,7 @@ export class OpenAiLlm implements LlmProvider {
    * once the stream ends, in the order of its index.
    */
   async *streamWithTools(request: LlmToolRequest): AsyncIterable<LlmDelta> {
+    assertConfigured(this.endpoint);
     const tools: ChatCompletionTool[] = request.tools.map((t) => ({
       type: 'function',
       function: { name: t.name, description: t.description, parameters: t.parameters },

@@ -23,11 +23,17 @@ export class PresetRepository {
     private readonly keys: Keys,
   ) {}
 
-  async create(input: PresetCreate, now: number = Date.now()): Promise<Preset> {
+  /** `sections`: the STT, LLM and TTS settings a section left out of `input` takes (the built-in preset's). */
+  async create(
+    input: PresetCreate,
+    sections: Pick<StoredPreset, 'stt' | 'llm' | 'tts'>,
+    now: number = Date.now(),
+  ): Promise<Preset> {
     const ts = isoNow(now);
     const stored: StoredPreset = {
       id: newId('preset', now),
       ...defaultPresetSettings,
+      ...sections,
       ...input,
       created_at: ts,
       updated_at: ts,

@@ -1,17 +1,19 @@
-import { agentCreateSchema, agentPatchSchema, agentSchema, agentStatsSchema } from '../../../records/agent.js';
+import { agentCreateSchema, agentPatchSchema, agentStatsSchema, type Agent } from '../../../records/agent.js';
+import { AgentReadiness } from '../../../agents/readiness.js';
 import { pageSchema } from '../../../records/common.js';
 import { deleteAgent } from '../../../agents/delete-agent.js';
 import type { Store } from '../../../store/store.js';
 import { defineRoute, type RouteDef } from '../../route.js';
 import { agentSessionsQuery, sessionPageSchema } from '../sessions/sessions.schema.js';
-import { agentIdParams, listAgentsQuery } from './agents.schema.js';
+import { agentIdParams, agentViewSchema, listAgentsQuery } from './agents.schema.js';
 import type { RagService } from '../../../rag/rag-service.js';
-import { assertToolUrls } from '../../../tools/tool-settings.js';
+import { toolUrlProblems } from '../../../tools/tool-settings.js';
 import type { TurnRecorder } from '../../../turns/turn-recorder.js';
 
 const tag = 'Agents';
 
 /**
+ * Every agent answer carries its `readiness` and `warnings` (why it cannot serve here).
  * `rag` hears of preset changes, which may change the agent's embedding model; `recorder` ends a
  * deleted agent's sessions (with their `session_end` events); `tools.allowHttp`
  * (PARLEY_ALLOW_HTTP_TOOLS) decides which tool URLs are accepted.
@@ -20,8 +22,13 @@ export function agentRoutes(
   store: Store,
   rag: Pick<RagService, 'embeddingsChanged'>,
   recorder: Pick<TurnRecorder, 'ended'>,
+  readiness: AgentReadiness,
   tools: { allowHttp: boolean } = { allowHttp: false },
 ): RouteDef[] {
+  const view = async (agent: Agent) => {
+    const ready = await readiness.of(agent);
+    return { ...agent, readiness: ready, warnings: AgentReadiness.warnings(ready) };
+  };
   return [
     defineRoute({
       method: 'get',
@@ -30,10 +37,11 @@ export function agentRoutes(
       summary: 'List agents, newest first',
       tag,
       query: listAgentsQuery,
-      responses: { 200: { description: 'A page of agents', schema: pageSchema(agentSchema, 'AgentPage') } },
+      responses: { 200: { description: 'A page of agents', schema: pageSchema(agentViewSchema, 'AgentPage') } },
       handler: async (_ctx, { query }) => {
         const { limit, cursor, from, to, ...filter } = query;
-        return { body: await store.agents.list({ limit, cursor, from, to }, filter) };
+        const page = await store.agents.list({ limit, cursor, from, to }, filter);
+        return { body: { ...page, data: await Promise.all(page.data.map(view)) } };
       },
     }),
     defineRoute({
@@ -43,12 +51,14 @@ export function agentRoutes(
       summary: 'Create an agent (its token is in the response)',
       tag,
       body: agentCreateSchema,
-      responses: { 201: { description: 'The new agent', schema: agentSchema } },
+      bodyProblems: (sent) => toolUrlProblems(sent, tools.allowHttp),
+      responses: {
+        201: { description: 'The new agent, with its readiness and warnings', schema: agentViewSchema },
+      },
       handler: async (ctx, { body }) => {
-        assertToolUrls(body.tools, tools.allowHttp);
         const agent = await store.agents.create(body);
         ctx.set('Location', `/admin/v1/agents/${agent.id}`);
-        return { status: 201, body: agent };
+        return { status: 201, body: await view(agent) };
       },
     }),
     defineRoute({
@@ -59,8 +69,8 @@ export function agentRoutes(
       tag,
       params: agentIdParams,
       errors: [404],
-      responses: { 200: { description: 'The agent', schema: agentSchema } },
-      handler: async (_ctx, { params }) => ({ body: await store.agents.get(params.id) }),
+      responses: { 200: { description: 'The agent, with its readiness', schema: agentViewSchema } },
+      handler: async (_ctx, { params }) => ({ body: await view(await store.agents.get(params.id)) }),
     }),
     defineRoute({
       method: 'patch',
@@ -70,13 +80,15 @@ export function agentRoutes(
       tag,
       params: agentIdParams,
       body: agentPatchSchema,
+      bodyProblems: (sent) => toolUrlProblems(sent, tools.allowHttp),
       errors: [404, 409],
-      responses: { 200: { description: 'The updated agent', schema: agentSchema } },
+      responses: {
+        200: { description: 'The updated agent, with its readiness and warnings', schema: agentViewSchema },
+      },
       handler: async (_ctx, { params, body }) => {
-        assertToolUrls(body.tools, tools.allowHttp);
         const agent = await store.agents.update(params.id, body);
         if (body.preset_id !== undefined) rag.embeddingsChanged({ agentId: agent.id });
-        return { body: agent };
+        return { body: await view(agent) };
       },
     }),
     defineRoute({
@@ -102,8 +114,8 @@ export function agentRoutes(
       tag,
       params: agentIdParams,
       errors: [404, 409],
-      responses: { 200: { description: 'The agent with its new token', schema: agentSchema } },
-      handler: async (_ctx, { params }) => ({ body: await store.agents.regenerateToken(params.id) }),
+      responses: { 200: { description: 'The agent with its new token', schema: agentViewSchema } },
+      handler: async (_ctx, { params }) => ({ body: await view(await store.agents.regenerateToken(params.id)) }),
     }),
     defineRoute({
       method: 'get',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isId } from '../../../ids.js';
-import { agentModes } from '../../../records/agent.js';
+import { agentModes, agentSchema } from '../../../records/agent.js';
 import { idParam, pageQueryShape } from '../common.schema.js';
 
 export const agentIdParams = idParam('agent');
@@ -15,3 +15,26 @@ export const listAgentsQuery = z.object({
     .meta({ description: 'Only agents using this preset' }),
   q: z.string().max(200).optional().meta({ description: 'Case-insensitive substring of the name' }),
 });
+
+const channelReadinessSchema = z
+  .object({
+    ready: z.boolean(),
+    problems: z.array(z.string()).meta({ description: 'Every reason it cannot serve here, each with its fix.' }),
+  })
+  .meta({ id: 'ChannelReadiness' });
+
+export const readinessSchema = z.object({ voice: channelReadinessSchema, chat: channelReadinessSchema }).meta({
+  id: 'AgentReadiness',
+  description:
+    'Whether the agent can serve voice and chat on this server: voice needs its STT and TTS (and its LLM in enhanced mode), chat its LLM in enhanced mode; passthrough needs a webhook_url. Read from what is installed and configured here, without calling any provider.',
+});
+
+export const agentViewSchema = agentSchema
+  .extend({
+    readiness: readinessSchema,
+    warnings: z.array(z.string()).meta({
+      description:
+        "Why the agent cannot serve voice or chat here (its readiness' problems, once each); empty when it can. A create or update that leaves the agent unable to serve still succeeds and says why here.",
+    }),
+  })
+  .meta({ id: 'AgentWithReadiness' });

@@ -1,4 +1,6 @@
+import { ProviderDemand } from '../../../agents/provider-demand.js';
 import { AppError } from '../../../errors.js';
+import { isAdminKey } from '../../middleware/admin-auth.js';
 import { ClusterMetricsUnavailable } from '../../../metrics/cluster-metrics.js';
 import { version } from '../../../version.js';
 import type { AppDeps } from '../../app.js';
@@ -17,7 +19,8 @@ const noStore = { 'Cache-Control': 'no-store' };
 const prometheusType = 'text/plain; version=0.0.4';
 
 /** Public health endpoints (no authentication): /health, /ready, /live, /providers, /metrics. */
-export function healthRoutes({ metrics, registry }: AppDeps): RouteDef[] {
+export function healthRoutes({ metrics, registry, services, config }: AppDeps): RouteDef[] {
+  const admin = isAdminKey(config.adminApiKey);
   return [
     defineRoute({
       method: 'get',
@@ -63,13 +66,29 @@ export function healthRoutes({ metrics, registry }: AppDeps): RouteDef[] {
       method: 'get',
       path: '/health/providers',
       operationId: 'healthProviders',
-      summary: 'Probe every provider (cached for a few seconds); `degraded` when a configured one fails',
+      summary:
+        'Probe every provider (cached for a few seconds), with the agents needing each (named for the admin key) and the built-in preset; `degraded` when a configured one fails or an agent needs one that cannot run here',
       tag,
       responses: { 200: { description: 'Provider status', schema: providersHealthSchema } },
-      handler: async () => {
-        const providers = await registry.check();
-        const status = providers.some((p) => p.status === 'error') ? 'degraded' : 'ok';
-        return { headers: noStore, body: { status, providers } };
+      handler: async (ctx) => {
+        const [checks, demand, builtIn] = await Promise.all([
+          registry.check(),
+          services.demand.byProvider(),
+          registry.builtIn(),
+        ]);
+        const named = admin(ctx.get('X-API-Key'));
+        const providers = checks.map((check) => {
+          const d = demand.get(ProviderDemand.key(check.capability, check.provider));
+          return {
+            ...check,
+            needed_by: { count: d?.count ?? 0, unserved: d?.unserved ?? 0, agents: named ? (d?.agents ?? []) : [] },
+          };
+        });
+        const degraded = providers.some((p) => p.status === 'error' || p.needed_by.unserved > 0);
+        return {
+          headers: noStore,
+          body: { status: degraded ? 'degraded' : 'ok', providers, built_in: builtIn.choices },
+        };
       },
     }),
     defineRoute({

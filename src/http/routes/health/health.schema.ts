@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { builtInPresetSchema } from '../../../records/preset.js';
 import { capabilities } from '../../../providers/catalog.js';
 
 export const healthSchema = z
@@ -28,13 +29,32 @@ const providerCheckSchema = z
       .nullable()
       .meta({ description: 'Duration of the probe; null when none ran or it got no answer' }),
     detail: z.string().nullable(),
+    needed_by: z
+      .object({
+        count: z.number().int().meta({ description: 'Agents whose settings use this provider for what they serve.' }),
+        unserved: z.number().int().meta({ description: 'Of those, the agents it cannot serve here.' }),
+        agents: z
+          .array(z.object({ id: z.string(), name: z.string() }))
+          .meta({ description: 'The first 20 of them; empty unless the request carries the admin X-API-Key.' }),
+      })
+      .meta({
+        description:
+          'Agents needing this provider: voice needs STT and TTS, enhanced mode the LLM (the built-in preset for agents without one).',
+      }),
   })
   .meta({ id: 'ProviderCheck' });
 
 export const providersHealthSchema = z
   .object({
-    status: z.enum(['ok', 'degraded']).meta({ description: '`degraded` when a configured provider failed its probe' }),
+    status: z.enum(['ok', 'degraded']).meta({
+      description:
+        '`degraded` when a configured provider failed its probe, or a provider an agent needs cannot run here',
+    }),
     providers: z.array(providerCheckSchema),
+    built_in: builtInPresetSchema.shape.choices.meta({
+      description:
+        'The built-in preset (agents with preset_id null): per capability the provider chosen at start-up, and whether it works here',
+    }),
   })
   .meta({ id: 'ProvidersHealth' });
 

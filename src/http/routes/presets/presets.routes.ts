@@ -4,11 +4,13 @@ import {
   presetCreateSchema,
   presetPatchSchema,
   presetSchema,
+  builtInPresetSchema,
   providerAvailabilitySchema,
 } from '../../../records/preset.js';
 import type { ProviderRegistry } from '../../../providers/registry.js';
 import type { RagService } from '../../../rag/rag-service.js';
 import type { Store } from '../../../store/store.js';
+import { builtInSettings } from '../../../providers/built-in/built-in-preset.js';
 import { defineRoute, type RouteDef } from '../../route.js';
 import { availableQuery, listPresetsQuery, presetIdParams } from './presets.schema.js';
 
@@ -50,6 +52,16 @@ export function presetRoutes(
       handler: async (_ctx, { query }) => ({ body: { data: await registry.availability(query.capability) } }),
     }),
     defineRoute({
+      method: 'get',
+      path: '/presets/built-in',
+      operationId: 'getBuiltInPreset',
+      summary:
+        'The built-in preset (agents with preset_id null): per capability the first provider usable on this server, chosen at start-up',
+      tag,
+      responses: { 200: { description: 'The built-in preset', schema: builtInPresetSchema } },
+      handler: async () => ({ body: await registry.builtIn() }),
+    }),
+    defineRoute({
       method: 'post',
       path: '/presets',
       operationId: 'createPreset',
@@ -58,7 +70,7 @@ export function presetRoutes(
       body: presetCreateSchema,
       responses: { 201: { description: 'The new preset', schema: presetSchema } },
       handler: async (ctx, { body }) => {
-        const preset = await store.presets.create(body);
+        const preset = await store.presets.create(body, builtInSettings(await registry.builtIn()));
         ctx.set('Location', `/admin/v1/presets/${preset.id}`);
         return { status: 201, body: preset };
       },

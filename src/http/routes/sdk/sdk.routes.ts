@@ -33,10 +33,11 @@ export function sdkRoutes(deps: { chat: ChatService; voice: VoiceSessions; maxMe
       method: 'post',
       path: '/chat',
       operationId: 'chat',
-      summary: 'Send a text message to an agent and get its text answer',
+      summary:
+        'Send a text message to an agent and get its text answer; 503 `llm_not_configured` (enhanced mode) when no LLM can run here',
       tag,
       body: chatBody(deps.maxMessageChars),
-      errors: [401, 404, 409, 429, 502],
+      errors: [401, 404, 409, 429, 502, 503],
       responses: { 200: { description: "The agent's answer", schema: chatResponse } },
       handler: async (ctx, { body }) => {
         const agent = authenticatedAgent(ctx.state);

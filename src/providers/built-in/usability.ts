@@ -1,0 +1,34 @@
+import type { Capability } from '../catalog.js';
+import type { ProviderAvailability } from '../status/availability.js';
+
+/** A preset section as far as usability goes: its provider, model and (TTS) voice. */
+export interface SectionRef {
+  provider: string;
+  model: string;
+  voice?: string;
+}
+
+/**
+ * What this box can run right now, from one read of every provider's availability: why a preset
+ * section cannot be used here, or null when it can. Reads nothing itself (no network, no files).
+ */
+export class Usability {
+  constructor(readonly available: readonly ProviderAvailability[]) {}
+
+  /** The availability entry of one provider. */
+  of(capability: Capability, provider: string): ProviderAvailability | undefined {
+    return this.available.find((a) => a.capability === capability && a.provider === provider);
+  }
+
+  /** Why `section` cannot serve `capability` here (naming the provider and the fix), or null. */
+  problem(capability: Capability, section: SectionRef): string | null {
+    const entry = this.of(capability, section.provider);
+    if (entry === undefined) return `${section.provider} is not a ${capability} provider`;
+    if (!entry.configured) return `${section.provider}: ${entry.reason ?? 'not usable here'}`;
+    if (entry.kind === 'local' && !entry.models.includes(section.model))
+      return `${section.provider}: model ${section.model} is not installed (installed: ${entry.models.join(', ')}; npm run models downloads the others)`;
+    if (entry.kind === 'binary' && section.voice !== undefined && !entry.voices.includes(section.voice))
+      return `${section.provider}: voice ${section.voice} is not installed (installed: ${entry.voices.join(', ')})`;
+    return null;
+  }
+}

@@ -1,0 +1,203 @@
+import type { Logger } from 'pino';
+import { PipelineSettingsOf } from './agents/pipeline-settings.js';
+import { ProviderDemand } from './agents/provider-demand.js';
+import { AgentReadiness } from './agents/readiness.js';
+import { PostCallAnalysis } from './analysis/post-call-analysis.js';
+import { ChatService } from './chat/chat-service.js';
+import type { Config } from './config.js';
+import { EventOutbox } from './events/outbox.js';
+import type { OperatorMetrics } from './metrics/operator-metrics.js';
+import { loadSmartTurn, type SmartTurnModel } from './pipeline/turn/smart-turn.js';
+import { SileroVad } from './pipeline/vad/silero-vad.js';
+import type { Embedders } from './providers/embedders.js';
+import type { LlmProviders } from './providers/llm-providers.js';
+import type { ProviderRegistry } from './providers/registry.js';
+import type { SpeechProviders } from './providers/speech-providers.js';
+import { RagService } from './rag/rag-service.js';
+import { TokenBucket } from './ratelimit/token-bucket.js';
+import { LivekitPlane, type LivekitPlaneOverrides } from './realtime/livekit/livekit-plane.js';
+import { MediaTokens } from './realtime/websocket/media-token.js';
+import { Responder } from './respond/responder.js';
+import { IdleSweeper } from './sessions/idle-sweeper.js';
+import { SessionReaper } from './sessions/session-reaper.js';
+import { SessionSupervisor } from './sessions/supervisor.js';
+import { VoiceSessions } from './sessions/voice-grants.js';
+import { VoiceSession } from './sessions/voice-session.js';
+import type { Store } from './store/store.js';
+import { createTurnRecorder, type SessionRecorder } from './turns/turn-recorder.js';
+
+/** The domain services behind the SDK API, built once per process. */
+export interface Services {
+  rateLimit: TokenBucket;
+  outbox: EventOutbox;
+  /** Every write of a session, a turn or a session's end, each with its event, atomically (chat, voice, sweeper). */
+  recorder: SessionRecorder;
+  responder: Responder;
+  chat: ChatService;
+  voice: VoiceSessions;
+  sweeper: IdleSweeper;
+  vad: SileroVad;
+  /** Smart Turn v3 when its file is in MODELS_DIR (consulted by smart endpointing); null without it. */
+  endOfTurnModel: SmartTurnModel | null;
+  speech: SpeechProviders;
+  /** An agent's STT, LLM and TTS settings: its preset's, or the built-in preset's. */
+  settings: PipelineSettingsOf;
+  /** Whether an agent can serve voice and chat here, and why not. */
+  readiness: AgentReadiness;
+  /** Which agents need which provider (/health/providers). */
+  demand: ProviderDemand;
+  mediaTokens: MediaTokens;
+  supervisor: SessionSupervisor;
+  /** Ends voice sessions never connected or whose owner died (any instance may run it). */
+  reaper: SessionReaper;
+  /** RAG: documents, ingestion, hybrid search, context for turns. */
+  rag: RagService;
+  /** LiveKit: agent worker and in-process jobs, server API, instance heartbeats (src/realtime/livekit). */
+  livekit: LivekitPlane;
+  /** Post-call analysis: durable queue of sessions to summarise, fed by session ends (src/analysis). */
+  analysis: PostCallAnalysis;
+}
+
+/** What the services are built on: opened by openParley (src/parley.ts). */
+export interface ServiceParts {
+  config: Config & { redisUrl: string; adminApiKey: string };
+  store: Store;
+  logger: Logger;
+  registry: ProviderRegistry;
+  speech: SpeechProviders;
+  embedders: Embedders;
+  llms: LlmProviders;
+  metrics: OperatorMetrics;
+  livekitOverrides?: LivekitPlaneOverrides | undefined;
+}
+
+export async function createServices(parts: ServiceParts): Promise<Services> {
+  const { config, store, logger, registry, speech, embedders, llms, metrics, livekitOverrides } = parts;
+  // Agents without a preset run the built-in one: per capability what is usable on this box.
+  const settings = new PipelineSettingsOf(store, () => registry.builtIn());
+  const readiness = new AgentReadiness(registry, settings);
+  // One VAD worker per process: every voice session's windows run there in shared batches.
+  const vad = await SileroVad.load({ logger, silenceFloorDbfs: config.vadSilenceFloorDbfs });
+  const endOfTurnModel = await loadSmartTurn(config.modelsDir, logger);
+  const outbox = new EventOutbox({
+    redisUrl: config.redisUrl,
+    prefix: config.redisPrefix,
+    store,
+    logger,
+    retryBaseMs: config.events.retryBaseMs,
+    timeoutMs: config.events.timeoutMs,
+    concurrency: config.events.concurrency,
+    relayIntervalMs: config.events.relayIntervalMs,
+    metrics,
+  });
+  const analysis = new PostCallAnalysis({
+    redisUrl: config.redisUrl,
+    prefix: config.redisPrefix,
+    store,
+    settings,
+    outbox,
+    logger,
+    llmFor: (llm) => llms.llm(llm),
+    concurrency: config.analysis.concurrency,
+    retryBaseMs: config.analysis.retryBaseMs,
+    timeoutMs: config.analysis.timeoutMs,
+    relayIntervalMs: config.events.relayIntervalMs,
+  });
+  const recorder = createTurnRecorder({
+    store,
+    outbox,
+    logger,
+    retryWindowMs: config.events.recordRetryMs,
+    crashAfter: config.events.crashAfterRecord,
+    metrics,
+    analysis,
+  });
+  const responder = new Responder({
+    store,
+    settings,
+    logger,
+    llmFor: (llm) => llms.llm(llm),
+    llmTimeoutMs: config.llm.timeoutMs,
+    historyMessages: config.llm.historyMessages,
+    metrics,
+    recorder,
+    allowHttpTools: config.tools.allowHttp,
+  });
+  const rag = new RagService({
+    config: config.rag,
+    embedders,
+    redisUrl: config.redisUrl,
+    redisTimeoutMs: config.redisTimeoutMs,
+    prefix: config.redisPrefix,
+    store,
+    logger,
+    outbox,
+  });
+  const { url, apiKey, apiSecret } = config.livekit;
+  const mediaTokens = new MediaTokens(config.adminApiKey);
+  const reaper = new SessionReaper({
+    store,
+    recorder,
+    logger,
+    intervalMs: config.sessionSweepIntervalMs,
+    leaseTtlMs: config.sessionLeaseTtlMs,
+  });
+  const voiceDeps = {
+    store,
+    outbox,
+    responder,
+    settings,
+    speech,
+    vad,
+    rag,
+    logger,
+    recorder,
+    endOfTurn: endOfTurnModel ?? undefined,
+  };
+  const supervisor = new SessionSupervisor({
+    store,
+    recorder,
+    logger,
+    leaseTtlMs: config.sessionLeaseTtlMs,
+    start: (agent, session, transport) => VoiceSession.start(voiceDeps, agent, session, transport),
+    onExpired: () => reaper.sweepSoon(),
+  });
+  metrics.countVoiceSessionsWith(() => supervisor.countByTransport());
+  return {
+    vad,
+    endOfTurnModel,
+    speech,
+    settings,
+    readiness,
+    demand: new ProviderDemand(store, readiness),
+    mediaTokens,
+    supervisor,
+    reaper,
+    livekit: new LivekitPlane({ config, store, outbox, recorder, supervisor, logger, overrides: livekitOverrides }),
+    rateLimit: new TokenBucket(store.redis, store.keys, config.rateLimit),
+    outbox,
+    recorder,
+    responder,
+    rag,
+    analysis,
+    chat: new ChatService({ store, responder, recorder, logger, rag }),
+    voice: new VoiceSessions({
+      store,
+      recorder,
+      livekit:
+        url !== undefined && apiKey !== undefined && apiSecret !== undefined ? { url, apiKey, apiSecret } : undefined,
+      tokenTtlS: config.livekitTokenTtlS,
+      connectWindowMs: config.voiceConnectWindowMs,
+      mediaTokens,
+      publicUrl: config.publicUrl,
+      livekitAgentName: config.livekit.agentName,
+    }),
+    sweeper: new IdleSweeper({
+      store,
+      recorder,
+      logger,
+      chatIdleTimeoutMs: config.chatIdleTimeoutMs,
+      intervalMs: config.sessionSweepIntervalMs,
+    }),
+  };
+}
