@@ -7,6 +7,11 @@ export interface Embedder {
   /** Unit-length vectors, in input order; batched internally. */
   embed(texts: string[]): Promise<Float32Array[]>;
   chunk(text: string, options: ChunkOptions): Promise<TextChunk[]>;
+  /**
+   * Why this embedder cannot embed here, naming the missing model and the fix; null when it can.
+   * Cheap (a look at the model's folder or the configuration), never loads a model.
+   */
+  unavailable(): Promise<string | null>;
   /** Loads models ahead of the first request. */
   warm(): Promise<void>;
   close(): Promise<void>;

@@ -2,10 +2,10 @@ import { Queue, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { NotFoundError } from '../errors.js';
 import { bullConnection, closeQueue } from '../store/bullmq.js';
-import type { Chunk } from '../records/document.js';
 import type { Store } from '../store/store.js';
 import type { Embedder } from '../providers/embedder.js';
 import type { ChunkOptions } from './chunker.js';
+import { DocumentIndexer, needsVectors } from './document-indexer.js';
 import { DocumentError, extractDocumentText } from './extract.js';
 
 export interface IngestionOptions {
@@ -42,12 +42,16 @@ const reembedRounds = 3;
  * raw bytes and queues a job; a worker extracts, chunks, embeds, writes chunks and vectors, marks
  * the document ready and deletes the raw bytes. A job interrupted by a crash or restart is picked
  * up again (by this or another instance) once its lock expires; one queued when no worker ran
- * waits for the next. Unreadable documents fail at once; other errors retry twice, then fail.
+ * waits for the next. Unreadable documents fail at once; other errors retry twice, then fail. A
+ * failed document keeps its upload and can be retried (`retry`).
  *
- * When an agent's embedding model changes (its preset's `embeddings`, its preset, or the default),
- * `reembedStale` queues a `reembed` job per ready document made with another model: the stored
- * chunks are embedded again with the new model and swapped in atomically. Until then the
- * document stays searchable by BM25 only (vectors of two models are never compared).
+ * Without a usable embedding model a document becomes ready on the lexical index alone
+ * (`DocumentIndexer`). When an agent's embedding model changes (its preset's `embeddings`, its
+ * preset, or the default), on every start, and after a document of the agent got vectors,
+ * `reembedStale` queues a `reembed` job per ready document without vectors of the agent's model:
+ * a lexical one is chunked and embedded from its stored upload, one of another model has its
+ * stored chunks embedded again, swapped in atomically. Until then the document stays searchable
+ * by BM25 only (vectors of two models are never compared).
  */
 export class Ingestion {
   private readonly queue: Queue<IngestJob>;
@@ -57,8 +61,10 @@ export class Ingestion {
   /** Set while a re-queue of orphaned documents waits to run (after a failed enqueue). */
   private resumeTimer: NodeJS.Timeout | undefined;
   private closed = false;
+  private readonly indexer: DocumentIndexer;
 
   constructor(private readonly o: IngestionOptions) {
+    this.indexer = new DocumentIndexer(o);
     this.queue = new Queue<IngestJob>('rag-ingest', {
       // Uploads await `enqueue`: it must fail fast while Redis is down, not hang the request.
       connection: bullConnection(o.redisUrl, { failFastMs: o.redisTimeoutMs ?? 1_000 }),
@@ -105,14 +111,37 @@ export class Ingestion {
   }
 
   /**
-   * Queues re-embedding of the agent's ready documents whose vectors another model made; returns
-   * how many. Idempotent: a document already queued is not queued twice.
+   * Puts a failed document back to `processing` and queues it again (the failed job is removed
+   * first: the job id is the document id). 404 unknown, 409 not failed or its upload is gone.
+   */
+  async retry(agentId: string, documentId: string): Promise<void> {
+    await this.o.store.documents.retry(agentId, documentId);
+    const old = await this.queue.getJob(documentId);
+    if (old !== undefined && old !== null) await old.remove();
+    await this.enqueue(agentId, documentId);
+  }
+
+  /**
+   * Queues vectors for the agent's ready documents that have none of its current model (lexical
+   * ones, or made with another model); returns how many. Nothing while that model is not usable
+   * here. Idempotent: a document already queued is not queued twice.
    */
   async reembedStale(agentId: string): Promise<number> {
-    const { label } = await this.o.embedderFor(agentId);
+    const embedder = await this.o.embedderFor(agentId);
+    const stale = (await this.o.store.documents.all(agentId)).filter(
+      (doc) => doc.status === 'ready' && needsVectors(doc, embedder.label),
+    );
+    if (stale.length === 0) return 0;
+    const missing = await embedder.unavailable();
+    if (missing !== null) {
+      this.o.logger.warn(
+        { agent_id: agentId, documents: stale.length, reason: missing },
+        'documents stay searchable by BM25 only',
+      );
+      return 0;
+    }
     let queued = 0;
-    for (const doc of await this.o.store.documents.all(agentId)) {
-      if (doc.status !== 'ready' || doc.embedding_model === label) continue;
+    for (const doc of stale) {
       await this.queue.add(
         'reembed',
         { agent_id: agentId, document_id: doc.id },
@@ -139,7 +168,7 @@ export class Ingestion {
       if (job.name === 'reembed') {
         this.o.logger.warn(
           { document_id: job.data.document_id, attempt: job.attemptsMade, err: err.message },
-          're-embedding failed; the document stays searchable by BM25 only until it succeeds',
+          'adding vectors failed; the document stays searchable by BM25 only until it succeeds',
         );
         return;
       }
@@ -190,6 +219,7 @@ export class Ingestion {
     clearTimeout(this.resumeTimer);
     // A forced close of an idle worker only races its blocking read; close that one gently.
     await closeQueue(this.queue, this.worker, { force: force && this.running > 0 });
+    await this.indexer.close();
   }
 
   private async tracked(job: Job<IngestJob>): Promise<void> {
@@ -226,34 +256,22 @@ export class Ingestion {
       }
       throw err;
     }
-    const embedder = await this.o.embedderFor(agentId);
-    const pieces = await embedder.chunk(text, this.o.chunk);
-    const chunks: Chunk[] = pieces.map((p, index) => ({ id: `${docId}#${index}`, document_id: docId, index, ...p }));
-    const vectors = await embedder.embed(chunks.map((c) => c.text));
-    if (await docs.finish(agentId, docId, chunks, vectors, text.length, embedder.label)) {
-      this.o.logger.info({ agent_id: agentId, document_id: docId, chunks: chunks.length }, 'document ready');
-      this.o.onReady?.(agentId, docId);
-      // The model changed while this document was being embedded: do it again with the new one.
-      if ((await this.o.embedderFor(agentId)).label !== embedder.label) await this.reembedStale(agentId);
-    }
+    const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? attempts);
+    const outcome = await this.indexer.index(agentId, docId, text, lastAttempt);
+    if (!outcome.ready) return;
+    this.o.onReady?.(agentId, docId);
+    // A usable model: fill in what has no vectors of it (lexical documents, or the model changed meanwhile).
+    if (!outcome.hybrid) return;
+    // Caught: the document is ready, and a throw here would fail it once the attempts ran out.
+    await this.reembedStale(agentId).catch((err: unknown) =>
+      this.o.logger.warn({ err, agent_id: agentId }, 'could not queue vectors for the agent’s other documents'),
+    );
   }
 
-  /** Embeds a ready document's stored chunks again with the agent's current model. */
+  /** Gives a ready document vectors of the agent's current model (again when it changes meanwhile). */
   private async reembed({ agent_id: agentId, document_id: docId }: IngestJob): Promise<void> {
-    const docs = this.o.store.documents;
     for (let round = 0; round < reembedRounds; round++) {
-      const doc = await docs.get(agentId, docId).catch(() => null);
-      if (doc === null || doc.status !== 'ready') return; // deleted meanwhile
-      const embedder = await this.o.embedderFor(agentId);
-      if (doc.embedding_model === embedder.label) return;
-      const chunks = await docs.chunks(agentId, docId);
-      const vectors = await embedder.embed(chunks.map((c) => c.text));
-      if (!(await docs.finish(agentId, docId, chunks, vectors, doc.text_chars ?? 0, embedder.label))) return;
-      this.o.logger.info(
-        { agent_id: agentId, document_id: docId, from: doc.embedding_model, to: embedder.label },
-        'document re-embedded',
-      );
-      this.o.onReady?.(agentId, docId);
+      if (!(await this.indexer.addVectors(agentId, docId))) return;
     }
   }
 

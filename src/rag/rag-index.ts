@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { DocumentRecord } from '../records/document.js';
 import type { DocumentRepository } from '../store/repositories/documents.js';
 import { AgentIndex } from './agent-index.js';
 import type { AnnSettings } from './ann-index.js';
@@ -7,7 +8,7 @@ interface Loaded {
   index: AgentIndex;
   /** The embedding model whose vectors the index holds. */
   model: string;
-  /** Each loaded document's embedding model when it was loaded. */
+  /** Each loaded document's embedding model and search index when it was loaded (`loadedAs`). */
   documentModels: Map<string, string>;
 }
 
@@ -27,6 +28,11 @@ interface Loaded {
  * there (see `VectorIndex`); the graph lives in this process only and is built from the vectors
  * read from Redis, so a start, another instance or a model change rebuilds it the same way.
  */
+/** What a loaded document's chunks and vectors depend on: a change of either reloads it. */
+function loadedAs(d: Pick<DocumentRecord, 'embedding_model' | 'search_index'>): string {
+  return `${d.embedding_model}\u0000${d.search_index ?? ''}`;
+}
+
 export class RagIndex {
   private readonly indexes = new Map<string, Loaded>();
   private readonly syncing = new Map<string, Promise<AgentIndex>>();
@@ -86,11 +92,11 @@ export class RagIndex {
     if (previous !== undefined && previous !== loaded) previous.index.close(); // the model changed
     const { index, documentModels } = loaded;
     const ready = new Map(
-      (await this.documents.all(agentId)).filter((d) => d.status === 'ready').map((d) => [d.id, d.embedding_model]),
+      (await this.documents.all(agentId)).filter((d) => d.status === 'ready').map((d) => [d.id, loadedAs(d)]),
     );
     for (const id of index.documentIds()) {
       if (ready.get(id) === documentModels.get(id)) continue; // unchanged
-      index.removeDocument(id); // deleted, or re-embedded since it was loaded
+      index.removeDocument(id); // deleted, re-embedded or given vectors since it was loaded
       documentModels.delete(id);
     }
     const missing = new Set([...ready.keys()].filter((id) => !index.hasDocument(id)));
@@ -98,7 +104,7 @@ export class RagIndex {
       for (const { document, chunks, vectors } of await this.documents.loadReady(agentId, missing)) {
         const usable = document.embedding_model === model ? vectors : chunks.map(() => null);
         index.addDocument(document, chunks, usable);
-        documentModels.set(document.id, document.embedding_model);
+        documentModels.set(document.id, loadedAs(document));
       }
     }
     index.version = version;

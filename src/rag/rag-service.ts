@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
+import { ConflictError, NotFoundError } from '../errors.js';
 import type { RagConfig } from '../config.js';
 import type { EventOutbox } from '../events/outbox.js';
 import type { Embedder } from '../providers/embedder.js';
@@ -111,19 +112,34 @@ export class RagService {
     })().catch((err: unknown) => this.o.logger.error({ err, ...change }, 'could not queue re-embedding'));
   }
 
-  /** Verifies, stores and queues a document; answers with its `processing` record. */
+  /**
+   * Verifies, stores and queues a document; answers with its `processing` record. The same content
+   * as a ready or processing document of the agent is 409; the same as a failed one replaces it
+   * (the failed document is deleted), so a failure never blocks uploading the content again.
+   */
   async upload(agentId: string, upload: DocumentUpload): Promise<DocumentRecord> {
     await verifyDocument(upload.type, upload.raw);
     const embedder = await this.embedderFor(await this.agent(agentId));
-    const sha256 = createHash('sha256').update(upload.raw).digest('hex');
-    const doc = await this.o.store.documents.create({
+    const create = {
       agent_id: agentId,
       name: upload.name,
       type: upload.type,
-      sha256,
+      sha256: createHash('sha256').update(upload.raw).digest('hex'),
       embedding_model: embedder.label,
       raw: upload.raw,
-    });
+    };
+    let doc: DocumentRecord;
+    try {
+      doc = await this.o.store.documents.create(create);
+    } catch (err) {
+      const failed = await this.failedDuplicate(agentId, err);
+      if (failed === null) throw err;
+      await this.delete(agentId, failed).catch((e: unknown) => {
+        if (!(e instanceof NotFoundError)) throw e; // deleted meanwhile: nothing to replace
+      });
+      this.o.logger.info({ agent_id: agentId, replaced: failed }, 'upload replaces a failed document');
+      doc = await this.o.store.documents.create(create);
+    }
     try {
       await this.ingestion.enqueue(agentId, doc.id);
     } catch (err) {
@@ -131,6 +147,12 @@ export class RagService {
       this.o.logger.warn({ err, document_id: doc.id }, 'could not queue document for ingestion');
     }
     return doc;
+  }
+
+  /** Queues a failed document again (its stored upload); 404 unknown, 409 not failed or upload gone. */
+  async retry(agentId: string, docId: string): Promise<DocumentRecord> {
+    await this.ingestion.retry(agentId, docId);
+    return this.o.store.documents.get(agentId, docId);
   }
 
   async delete(agentId: string, docId: string): Promise<void> {
@@ -189,6 +211,16 @@ export class RagService {
     this.index.close();
     await this.ingestion.close(force);
     await this.o.embedders.close();
+  }
+
+  /** The id of the failed document a 409 of `create` points at; null for any other error. */
+  private async failedDuplicate(agentId: string, err: unknown): Promise<string | null> {
+    if (!(err instanceof ConflictError)) return null;
+    const id = (err.details as { document_id?: unknown } | undefined)?.document_id;
+    if (typeof id !== 'string') return null;
+    // Unreadable now (deleted meanwhile, Redis): the original 409 stands.
+    const existing = await this.o.store.documents.get(agentId, id).catch(() => null);
+    return existing?.status === 'failed' ? id : null;
   }
 
   private agent(agentId: string): Promise<StoredAgent> {

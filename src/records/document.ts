@@ -3,9 +3,11 @@ import { timestampSchema } from './common.js';
 
 export const documentTypes = ['text', 'markdown', 'html', 'pdf'] as const;
 export const documentStatuses = ['processing', 'ready', 'failed'] as const;
+export const searchIndexes = ['hybrid', 'lexical'] as const;
 
 export type DocumentType = (typeof documentTypes)[number];
 export type DocumentStatus = (typeof documentStatuses)[number];
+export type SearchIndex = (typeof searchIndexes)[number];
 
 export const documentSchema = z
   .object({
@@ -25,11 +27,18 @@ export const documentSchema = z
       .meta({ description: 'Characters of extracted text; null until extracted.' }),
     embedding_model: z.string().meta({
       description:
-        "Embedding provider and model the vectors were made with, e.g. local:Xenova/all-MiniLM-L6-v2; switches when the agent's model changed and the document was re-embedded.",
+        "Embedding provider and model the vectors were made with, e.g. local:Xenova/all-MiniLM-L6-v2 (for a `lexical` document: the model its vectors are waiting for); switches when the agent's model changed and the document was re-embedded.",
+    }),
+    search_index: z.enum(searchIndexes).nullable().meta({
+      description:
+        "`hybrid`: searchable by keywords (BM25) and by vectors. `lexical`: searchable by keywords only, because no embedding model was usable (see `vectors_error`); a background job adds the vectors once one is (after a restart with the model installed, or a change of the agent's embeddings), without a new upload. null until the document is ready.",
+    }),
+    vectors_error: z.string().nullable().meta({
+      description: 'Why a `lexical` document has no vectors yet, naming the missing model and the fix; null otherwise.',
     }),
     status: z.enum(documentStatuses).meta({
       description:
-        '`processing`: queued or being extracted, chunked and embedded. `ready`: searchable. `failed`: see `error`.',
+        '`processing`: queued or being extracted, chunked and embedded. `ready`: searchable (see `search_index`). `failed`: see `error`; retry it (POST …/retry) or upload the same content again, which replaces it.',
     }),
     error: z.string().nullable().meta({ description: 'Why ingestion failed; null otherwise.' }),
     created_at: timestampSchema,

@@ -1,5 +1,6 @@
 import type { ChunkOptions, TextChunk } from '../../rag/chunker.js';
 import { inBatches, type Embedder } from '../embedder.js';
+import { localEmbeddingModelMissing } from './embed-model-check.js';
 import { EmbeddingPool } from './embedding-pool.js';
 
 export interface LocalEmbedderOptions {
@@ -35,6 +36,10 @@ export class LocalEmbedder implements Embedder {
 
   chunk(text: string, options: ChunkOptions): Promise<TextChunk[]> {
     return this.pool.chunk(text, options);
+  }
+
+  unavailable(): Promise<string | null> {
+    return localEmbeddingModelMissing(this.options.model, this.options.modelDir);
   }
 
   warm(): Promise<void> {

@@ -2,17 +2,21 @@ import { RESP_TYPES } from 'redis';
 import { isoNow } from '../../records/timestamps.js';
 import { AppError, ConflictError, NotFoundError } from '../../errors.js';
 import { newId } from '../../ids.js';
-import type { Chunk, DocumentRecord, DocumentStatus, DocumentType } from '../../records/document.js';
+import type { Chunk, DocumentRecord, DocumentStatus, DocumentType, SearchIndex } from '../../records/document.js';
 import { hashArgs, int, loadHashes, numberOrNull, text, textOrNull, type Hash } from '../hashes.js';
 import type { Keys } from '../keys.js';
 import { pageByScore, type Page, type PageQuery } from '../pagination.js';
 import type { Redis } from '../redis.js';
 import { Script } from '../scripts.js';
+import { blobToVector, vectorToBlob } from './document-vectors.js';
+
+export { blobToVector, vectorToBlob };
 
 const createDocument = new Script('create_document');
 const finishDocument = new Script('finish_document');
 const failDocument = new Script('fail_document');
 const deleteDocument = new Script('delete_document');
+const retryDocument = new Script('retry_document');
 
 export interface DocumentCreate {
   agent_id: string;
@@ -31,6 +35,7 @@ export interface StoredDocumentChunks {
 }
 
 function fromHash(h: Hash): DocumentRecord {
+  const status = text(h, 'status') as DocumentStatus;
   return {
     id: text(h, 'id'),
     agent_id: text(h, 'agent_id'),
@@ -41,24 +46,14 @@ function fromHash(h: Hash): DocumentRecord {
     chunk_count: int(h, 'chunk_count'),
     text_chars: numberOrNull(h, 'text_chars'),
     embedding_model: text(h, 'embedding_model'),
-    status: text(h, 'status') as DocumentStatus,
+    // Documents made before lexical-only indexing were ready with vectors.
+    search_index: status === 'ready' ? ((textOrNull(h, 'search_index') as SearchIndex | null) ?? 'hybrid') : null,
+    vectors_error: textOrNull(h, 'vectors_error'),
+    status,
     error: textOrNull(h, 'error'),
     created_at: text(h, 'created_at'),
     updated_at: text(h, 'updated_at'),
   };
-}
-
-/** A float32 vector as the little-endian blob Redis stores (a copy, never a view into a pool). */
-export function vectorToBlob(v: Float32Array): Buffer {
-  const out = Buffer.allocUnsafe(v.length * 4);
-  for (let i = 0; i < v.length; i++) out.writeFloatLE(v[i]!, i * 4);
-  return out;
-}
-
-export function blobToVector(b: Buffer): Float32Array {
-  const v = new Float32Array(b.length >>> 2);
-  for (let i = 0; i < v.length; i++) v[i] = b.readFloatLE(i * 4);
-  return v;
 }
 
 /**
@@ -93,6 +88,8 @@ export class DocumentRepository {
       chunk_count: 0,
       text_chars: null,
       embedding_model: input.embedding_model,
+      search_index: null,
+      vectors_error: null,
       status: 'processing',
       error: null,
       created_at: isoNow(now),
@@ -162,8 +159,10 @@ export class DocumentRepository {
 
   /**
    * Writes chunks and vectors made by `embeddingModel`, then marks the document ready with that
-   * model and bumps the agent's RAG version (also for re-embedding a ready document). Returns
-   * false when the document was deleted meanwhile (nothing stays behind then).
+   * model and bumps the agent's RAG version (also for re-embedding a ready document). Without
+   * vectors (`vectorsError`: why) it is ready on the lexical index only and keeps its raw upload
+   * for the job that adds them. Returns false when the document was deleted meanwhile (nothing
+   * stays behind then).
    */
   async finish(
     agentId: string,
@@ -172,14 +171,15 @@ export class DocumentRepository {
     vectors: Float32Array[],
     textChars: number,
     embeddingModel: string,
+    vectorsError: string | null = null,
   ): Promise<boolean> {
     const chunksKey = this.keys.documentChunks(agentId, docId);
     const vectorsKey = this.keys.documentVectors(agentId, docId);
     const multi = this.redis.multi().del(vectorsKey).set(chunksKey, JSON.stringify(chunks));
     const perCommand = 256;
-    for (let i = 0; i < chunks.length; i += perCommand) {
+    for (let i = 0; i < vectors.length; i += perCommand) {
       const fields: Record<string, Buffer> = {};
-      for (let j = i; j < Math.min(i + perCommand, chunks.length); j++)
+      for (let j = i; j < Math.min(i + perCommand, vectors.length); j++)
         fields[chunks[j]!.id] = vectorToBlob(vectors[j]!);
       multi.hSet(vectorsKey, fields);
     }
@@ -193,24 +193,54 @@ export class DocumentRepository {
         this.keys.documentRaw(agentId, docId),
         this.keys.agentRagVersion(agentId),
       ],
-      [isoNow(), chunks.length, textChars, embeddingModel],
+      [
+        isoNow(),
+        chunks.length,
+        textChars,
+        embeddingModel,
+        vectorsError === null ? 'hybrid' : 'lexical',
+        vectorsError ?? '',
+      ],
     );
     return reply !== 'missing';
   }
 
-  /** Marks the document failed with a reason; false when it no longer exists. */
+  /** Marks the document failed with a reason (its raw upload stays, for a retry); false when it no longer exists. */
   async fail(agentId: string, docId: string, reason: string): Promise<boolean> {
     const reply = await failDocument.run(
       this.redis,
       [
         this.keys.document(agentId, docId),
-        this.keys.documentRaw(agentId, docId),
         this.keys.documentChunks(agentId, docId),
         this.keys.documentVectors(agentId, docId),
       ],
       [isoNow(), reason.slice(0, 1000)],
     );
     return reply !== 'missing';
+  }
+
+  /**
+   * Puts a failed document back to `processing`. 404 when unknown; 409 when it is not failed, or
+   * when its upload is no longer stored (failed before uploads were kept: upload it again).
+   */
+  async retry(agentId: string, docId: string): Promise<DocumentRecord> {
+    const reply = await retryDocument.run(
+      this.redis,
+      [this.keys.document(agentId, docId), this.keys.documentRaw(agentId, docId)],
+      [isoNow()],
+    );
+    if (reply === 'missing') throw new NotFoundError('document', docId);
+    if (reply === 'no_upload')
+      throw new ConflictError(
+        'the upload of this document is no longer stored; upload the same content again, which replaces it',
+        { document_id: docId },
+      );
+    if (Array.isArray(reply))
+      throw new ConflictError(`only a failed document can be retried; this one is ${String(reply[1])}`, {
+        document_id: docId,
+        status: String(reply[1]),
+      });
+    return this.get(agentId, docId);
   }
 
   /** Deletes the document, its raw upload, chunks and vectors; 404 when it does not exist. */

@@ -15,7 +15,7 @@ import { readUpload } from './upload.js';
 
 const tag = 'Documents';
 
-/** RAG documents of an agent: list, upload, get, delete, search. */
+/** RAG documents of an agent: list, upload, get, retry, delete, search. */
 export function documentRoutes(store: Store, rag: RagService, maxUploadBytes: number): RouteDef[] {
   return [
     defineRoute({
@@ -41,7 +41,8 @@ export function documentRoutes(store: Store, rag: RagService, maxUploadBytes: nu
       summary:
         'Upload a document: multipart/form-data with field `file` (and optional `name`), or JSON {name, text, type}. ' +
         'Plain text, Markdown, HTML and PDF. Answers 202 with the record in status `processing`; extraction, chunking and embedding run in the background. ' +
-        'The same content twice for one agent is 409 with `details.document_id`.',
+        'The same content twice for one agent is 409 with `details.document_id`, unless that document is `failed`: then the upload replaces it. ' +
+        'Without a usable embedding model the document becomes ready on the keyword index alone (`search_index: lexical`).',
       tag,
       params: agentDocumentsParams,
       documentedBody: { 'multipart/form-data': uploadMultipartSchema, 'application/json': uploadJsonSchema },
@@ -64,7 +65,8 @@ export function documentRoutes(store: Store, rag: RagService, maxUploadBytes: nu
       method: 'get',
       path: '/agents/:id/documents/search',
       operationId: 'searchAgentDocuments',
-      summary: 'Hybrid search (BM25 + vector, reciprocal rank fusion) over the agent’s ready documents',
+      summary:
+        'Hybrid search (BM25 + vector, reciprocal rank fusion) over the agent’s ready documents; BM25 alone for documents without vectors (`search_index: lexical`)',
       tag,
       params: agentDocumentsParams,
       query: searchDocumentsQuery,
@@ -87,6 +89,24 @@ export function documentRoutes(store: Store, rag: RagService, maxUploadBytes: nu
       handler: async (_ctx, { params }) => {
         await store.agents.get(params.id);
         return { body: await store.documents.get(params.id, params.doc_id) };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/agents/:id/documents/:doc_id/retry',
+      operationId: 'retryAgentDocument',
+      summary:
+        'Run the ingestion of a `failed` document again from its stored upload. Answers 202 with the record in status `processing`. ' +
+        '409 when the document is not `failed`, or when its upload is no longer stored (upload the same content again: it replaces the failed document).',
+      tag,
+      params: documentParams,
+      errors: [404, 409],
+      responses: {
+        202: { description: 'Queued again; poll GET …/documents/{doc_id}', schema: documentSchema },
+      },
+      handler: async (_ctx, { params }) => {
+        await store.agents.get(params.id);
+        return { status: 202, body: await rag.retry(params.id, params.doc_id) };
       },
     }),
     defineRoute({
