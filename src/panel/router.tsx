@@ -46,6 +46,7 @@ interface LinkProps {
   href: string;
   children: ComponentChildren;
   class?: string;
+  title?: string;
   'aria-current'?: 'page' | undefined;
   'aria-label'?: string;
 }

@@ -13,11 +13,13 @@ interface JsonSchema {
   maxLength?: number;
   format?: string;
   $ref?: string;
+  items?: JsonSchema;
 }
 
 export interface PropertyInfo {
   name: string;
-  type: 'string' | 'number' | 'integer' | 'boolean' | 'object';
+  /** `list`: an array of strings (words, phrases); `object`: other arrays and objects, edited as JSON. */
+  type: 'string' | 'number' | 'integer' | 'boolean' | 'object' | 'list';
   nullable: boolean;
   enum: string[] | undefined;
   description: string | undefined;
@@ -51,9 +53,11 @@ function describe(name: string, schema: JsonSchema, required: boolean): Property
   const type = (Array.isArray(main.type) ? main.type.find((t) => t !== 'null') : main.type) ?? 'string';
   return {
     name,
-    // Arrays (an agent's `tools`) are edited as JSON, like objects.
+    // Arrays of strings are lists; other arrays (an agent's `tools`) are edited as JSON, like objects.
     type: (type === 'array'
-      ? 'object'
+      ? main.items?.type === 'string'
+        ? 'list'
+        : 'object'
       : ['string', 'number', 'integer', 'boolean', 'object'].includes(type)
         ? type
         : 'string') as PropertyInfo['type'],

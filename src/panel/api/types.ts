@@ -27,6 +27,44 @@ export interface Agent {
   metadata: Record<string, string | number | boolean | null>;
   created_at: string;
   updated_at: string;
+  /** Whether voice and chat sessions can run with this agent's settings here (absent on older servers). */
+  readiness?: AgentReadiness;
+}
+
+export interface ChannelReadiness {
+  ready: boolean;
+  problems: string[];
+}
+
+export interface AgentReadiness {
+  voice: ChannelReadiness;
+  chat: ChannelReadiness;
+}
+
+/** POST and PATCH answers: the agent, and what in its settings will not work here. */
+export type SavedAgent = Agent & { warnings?: string[] };
+
+/** One capability of the built-in preset, the one agents without a preset use. */
+export interface BuiltInChoice {
+  provider: string;
+  model: string;
+  usable: boolean;
+  problem: string | null;
+}
+
+/** GET /health/providers; `built_in` and `needed_by` are absent on older servers. */
+export interface ProvidersHealth {
+  status: 'ok' | 'degraded';
+  built_in?: { stt: BuiltInChoice; llm: BuiltInChoice; tts: BuiltInChoice };
+  providers: {
+    capability: string;
+    provider: string;
+    status: 'ok' | 'not_configured' | 'error';
+    latency_ms: number | null;
+    detail: string | null;
+    /** `unserved`: of the agents needing it, those it cannot serve here (absent on older servers). */
+    needed_by?: { count: number; unserved?: number; agents: { id: string; name: string }[] };
+  }[];
 }
 
 export interface AgentStats {

@@ -1,15 +1,17 @@
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import { api } from '../api/client.js';
-import type { Agent, AgentStats } from '../api/types.js';
+import type { Agent, AgentStats, SavedAgent } from '../api/types.js';
 import { Link, navigate, base } from '../router.js';
 import { Talk } from '../talk/talk.js';
 import { ConfirmButton, CopyButton, PageTitle } from '../ui/controls.js';
 import { ms, when } from '../ui/format.js';
 import { ErrorNote, Loading, Success } from '../ui/status.js';
+import { forgetNames, PresetName } from '../ui/names.js';
 import { useApi } from '../ui/use-api.js';
 import { AgentSettings } from './agent-settings.js';
 import { Documents } from './documents.js';
+import { AgentReadinessFacts, SaveWarnings, takeWarnings } from './readiness.js';
 
 /** One agent: talk to it, its token, statistics, settings, documents; delete. */
 export function AgentView({ id }: { id: string }): JSX.Element {
@@ -17,6 +19,7 @@ export function AgentView({ id }: { id: string }): JSX.Element {
   const [current, setCurrent] = useState<Agent | undefined>(undefined);
   const [actionError, setActionError] = useState<unknown>(undefined);
   const [talking, setTalking] = useState(false);
+  const [createdWarnings] = useState(() => takeWarnings(id));
   const a = current ?? agent.data;
   if (a === undefined) {
     return (
@@ -32,6 +35,7 @@ export function AgentView({ id }: { id: string }): JSX.Element {
   const remove = async () => {
     try {
       await api(`/admin/v1/agents/${id}`, { method: 'DELETE' });
+      forgetNames('agents');
       navigate(`${base}/agents`);
     } catch (err) {
       setActionError(err);
@@ -44,8 +48,9 @@ export function AgentView({ id }: { id: string }): JSX.Element {
       </p>
       <PageTitle>{a.name}</PageTitle>
       <p class="muted">
-        {a.id} · {a.mode} · created {when(a.created_at)}
+        {a.id} · {a.mode} · preset <PresetName id={a.preset_id} /> · created {when(a.created_at)}
       </p>
+      <SaveWarnings warnings={createdWarnings} />
       <div class="row">
         <button type="button" class="primary" aria-expanded={talking} onClick={() => setTalking(!talking)}>
           {talking ? 'Close the talk panel' : 'Talk to this agent'}
@@ -65,10 +70,17 @@ export function AgentView({ id }: { id: string }): JSX.Element {
           <Talk agent={{ id: a.id, name: a.name, token: a.agent_token }} baseUrl={location.origin} />
         </div>
       )}
+      <AgentReadinessFacts readiness={a.readiness} />
       <Token agent={a} onChange={setCurrent} />
       <Stats id={a.id} />
       <Documents agentId={a.id} ragEnabled={a.rag_enabled} />
-      <AgentSettings agent={a} onSaved={setCurrent} />
+      <AgentSettings
+        agent={a}
+        onSaved={(saved: SavedAgent) => {
+          forgetNames('agents');
+          setCurrent(saved);
+        }}
+      />
     </>
   );
 }

@@ -1,17 +1,20 @@
 import type { JSX } from 'preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, query } from '../api/client.js';
-import type { Agent, Page, Preset } from '../api/types.js';
+import type { Page, Preset, ProvidersHealth, SavedAgent } from '../api/types.js';
 import { Link, navigate, base } from '../router.js';
 import { Field, PageTitle } from '../ui/controls.js';
 import { when } from '../ui/format.js';
 import { Empty, ErrorNote, Loading } from '../ui/status.js';
 import { useApi } from '../ui/use-api.js';
+import { forgetNames, PresetName } from '../ui/names.js';
+import { rememberWarnings } from './readiness.js';
+import { ScrollRegion } from '../ui/scroll-region.js';
 import { usePages } from '../ui/use-pages.js';
 
 export function AgentsView(): JSX.Element {
   const [q, setQ] = useState('');
-  const agents = usePages<Agent>(`/admin/v1/agents${query({ q, limit: 50 })}`);
+  const agents = usePages<SavedAgent>(`/admin/v1/agents${query({ q, limit: 50 })}`);
   return (
     <>
       <PageTitle>Agents</PageTitle>
@@ -27,7 +30,7 @@ export function AgentsView(): JSX.Element {
           <Empty>{q === '' ? 'No agents yet: create one above.' : 'No agent name contains that text.'}</Empty>
         )}
         {agents.items.length > 0 && (
-          <div class="table-wrap">
+          <ScrollRegion label="Agents">
             <table>
               <thead>
                 <tr>
@@ -46,7 +49,7 @@ export function AgentsView(): JSX.Element {
                     </td>
                     <td>{a.mode}</td>
                     <td>
-                      {a.preset_id === null ? 'built-in' : <Link href={`/presets/${a.preset_id}`}>{a.preset_id}</Link>}
+                      <PresetName id={a.preset_id} />
                     </td>
                     <td>{a.rag_enabled ? 'on' : 'off'}</td>
                     <td>{when(a.created_at)}</td>
@@ -54,7 +57,7 @@ export function AgentsView(): JSX.Element {
                 ))}
               </tbody>
             </table>
-          </div>
+          </ScrollRegion>
         )}
         {agents.more}
       </section>
@@ -64,8 +67,16 @@ export function AgentsView(): JSX.Element {
 
 function CreateAgent(): JSX.Element {
   const presets = useApi<Page<Preset>>('/admin/v1/presets?limit=100');
+  const health = useApi<ProvidersHealth>('/health/providers');
   const [name, setName] = useState('');
   const [mode, setMode] = useState<'enhanced' | 'passthrough'>('enhanced');
+  const [modeTouched, setModeTouched] = useState(false);
+  // What works here: Parley answers itself (enhanced) only where the built-in LLM is usable; a server
+  // that does not say keeps enhanced.
+  const llmUsable = health.data?.built_in?.llm.usable;
+  useEffect(() => {
+    if (!modeTouched && llmUsable === false) setMode('passthrough');
+  }, [llmUsable, modeTouched]);
   const [presetId, setPresetId] = useState('');
   const [webhookUrl, setWebhookUrl] = useState('');
   const [error, setError] = useState<unknown>(undefined);
@@ -75,7 +86,7 @@ function CreateAgent(): JSX.Element {
     setBusy(true);
     setError(undefined);
     try {
-      const agent = await api<Agent>('/admin/v1/agents', {
+      const agent = await api<SavedAgent>('/admin/v1/agents', {
         method: 'POST',
         body: {
           name,
@@ -84,6 +95,8 @@ function CreateAgent(): JSX.Element {
           ...(webhookUrl === '' ? {} : { webhook_url: webhookUrl }),
         },
       });
+      forgetNames('agents');
+      rememberWarnings(agent.id, agent.warnings);
       navigate(`${base}/agents/${agent.id}`);
     } catch (err) {
       setError(err);
@@ -100,14 +113,17 @@ function CreateAgent(): JSX.Element {
             <input id={id} name="name" required value={name} onInput={(e) => setName(e.currentTarget.value)} />
           )}
         </Field>
-        <Field label="Mode" help="enhanced: Parley answers with its language model. passthrough: your webhook answers.">
+        <Field label="Mode" help={modeHelp(health.data)}>
           {({ id, describedBy }) => (
             <select
               id={id}
               name="mode"
               aria-describedby={describedBy}
               value={mode}
-              onChange={(e) => setMode(e.currentTarget.value as typeof mode)}
+              onChange={(e) => {
+                setModeTouched(true);
+                setMode(e.currentTarget.value as typeof mode);
+              }}
             >
               <option value="enhanced">enhanced</option>
               <option value="passthrough">passthrough</option>
@@ -155,4 +171,13 @@ function CreateAgent(): JSX.Element {
       {error !== undefined && <ErrorNote error={error} prefix="The agent was not created" />}
     </section>
   );
+}
+
+function modeHelp(health: ProvidersHealth | undefined): string {
+  const help = 'enhanced: Parley answers with its language model. passthrough: your webhook answers.';
+  const llm = health?.built_in?.llm;
+  if (llm === undefined || llm.usable) return help;
+  return `${help} The built-in language model (${llm.provider} · ${llm.model}) is not usable here${
+    llm.problem === null ? '' : `: ${llm.problem}`
+  }; enhanced needs a preset with a usable one.`;
 }

@@ -4,6 +4,7 @@ import { Link } from '../router.js';
 import { PageTitle } from '../ui/controls.js';
 import { when } from '../ui/format.js';
 import { Badge, Empty, ErrorNote, Loading } from '../ui/status.js';
+import { AgentName } from '../ui/names.js';
 import { useApi } from '../ui/use-api.js';
 import { TimingBar, TimingLegend, barTotal } from './timing-bar.js';
 
@@ -25,7 +26,7 @@ export function ConversationView({ id }: { id: string }): JSX.Element {
           <dl class="facts">
             <dt>Agent</dt>
             <dd>
-              <Link href={`/agents/${c.agent_id}`}>{c.agent_id}</Link>
+              <AgentName id={c.agent_id} />
             </dd>
             <dt>Session</dt>
             <dd>

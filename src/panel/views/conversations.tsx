@@ -6,6 +6,8 @@ import { PageTitle } from '../ui/controls.js';
 import { AgentFilter, TextFilter, dayBound, useFilters } from '../ui/filters.js';
 import { when } from '../ui/format.js';
 import { Empty, ErrorNote, Loading } from '../ui/status.js';
+import { AgentName } from '../ui/names.js';
+import { ScrollRegion } from '../ui/scroll-region.js';
 import { usePages } from '../ui/use-pages.js';
 
 export function ConversationsView(): JSX.Element {
@@ -32,7 +34,7 @@ export function ConversationsView(): JSX.Element {
       {list.items.length === 0 && list.loading && <Loading what="Loading conversations" />}
       {list.items.length === 0 && !list.loading && list.error === undefined && <Empty>No conversations match.</Empty>}
       {list.items.length > 0 && (
-        <div class="table-wrap">
+        <ScrollRegion label="Conversations">
           <table>
             <thead>
               <tr>
@@ -50,7 +52,7 @@ export function ConversationsView(): JSX.Element {
                     <Link href={`/conversations/${c.id}`}>{when(c.created_at)}</Link>
                   </td>
                   <td>
-                    <Link href={`/agents/${c.agent_id}`}>{c.agent_id}</Link>
+                    <AgentName id={c.agent_id} />
                   </td>
                   <td>{c.user_id ?? '—'}</td>
                   <td>{c.message_count}</td>
@@ -59,7 +61,7 @@ export function ConversationsView(): JSX.Element {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollRegion>
       )}
       {list.more}
     </>

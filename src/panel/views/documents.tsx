@@ -7,6 +7,7 @@ import { ConfirmButton, Field } from '../ui/controls.js';
 import { when } from '../ui/format.js';
 import { Badge, Empty, ErrorNote, Loading, Success } from '../ui/status.js';
 import { useInterval } from '../ui/use-api.js';
+import { ScrollRegion } from '../ui/scroll-region.js';
 import { usePages } from '../ui/use-pages.js';
 
 const statusBadge = {
@@ -46,7 +47,7 @@ export function Documents({ agentId, ragEnabled }: { agentId: string; ragEnabled
       {docs.items.length === 0 && docs.loading && <Loading what="Loading documents" />}
       {docs.items.length === 0 && !docs.loading && docs.error === undefined && <Empty>No documents yet.</Empty>}
       {docs.items.length > 0 && (
-        <div class="table-wrap">
+        <ScrollRegion label="Documents">
           <table>
             <caption class="sr-only">Documents of this agent</caption>
             <thead>
@@ -86,7 +87,7 @@ export function Documents({ agentId, ragEnabled }: { agentId: string; ragEnabled
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollRegion>
       )}
       {docs.more}
       <Search path={`${path}/search`} />

@@ -8,6 +8,7 @@ import { AgentFilter, SelectFilter, TextFilter, useFilters } from '../ui/filters
 import { ms, when, words } from '../ui/format.js';
 import { Badge, Empty, ErrorNote, Loading, Success } from '../ui/status.js';
 import { useApi } from '../ui/use-api.js';
+import { AgentName } from '../ui/names.js';
 import { usePages } from '../ui/use-pages.js';
 
 /** Error records: filters, detail, resolve with a note. `?id=` opens one. */
@@ -91,6 +92,7 @@ function ErrorItem(props: { record: ErrorRecord; onChanged: () => void }): JSX.E
         {statusBadge(record)}
         <strong>{words(record.type)}</strong>
         <span class="muted">{when(record.created_at)}</span>
+        {record.agent_id !== null && <AgentName id={record.agent_id} />}
         <button type="button" aria-expanded={open} aria-controls={detailId} onClick={() => setOpen(!open)}>
           {open ? 'Hide details' : 'Details'}
         </button>
@@ -163,7 +165,7 @@ function ErrorDetail({ record, onResolved }: { record: ErrorRecord; onResolved: 
         <dt>Id</dt>
         <dd>{r.id}</dd>
         <dt>Agent</dt>
-        <dd>{r.agent_id === null ? '—' : <Link href={`/agents/${r.agent_id}`}>{r.agent_id}</Link>}</dd>
+        <dd>{r.agent_id === null ? '—' : <AgentName id={r.agent_id} />}</dd>
         <dt>Session</dt>
         <dd>
           {r.session_id === null ? '—' : <Link href={`/sessions?session_id=${r.session_id}`}>{r.session_id}</Link>}
@@ -182,7 +184,11 @@ function ErrorDetail({ record, onResolved }: { record: ErrorRecord; onResolved: 
           </>
         )}
       </dl>
-      {Object.keys(r.details).length > 0 && <pre class="json">{JSON.stringify(r.details, null, 2)}</pre>}
+      {Object.keys(r.details).length > 0 && (
+        <pre class="json" tabIndex={0} role="region" aria-label={`Details of error ${r.id}`}>
+          {JSON.stringify(r.details, null, 2)}
+        </pre>
+      )}
       {r.status === 'open' ? (
         <form class="row" onSubmit={(e) => void resolve(e)}>
           <Field label="Resolution note (optional)">

@@ -5,7 +5,9 @@ import type { LivekitRoom, LivekitWorkerStatus, Page } from '../api/types.js';
 import { Link } from '../router.js';
 import { Field, PageTitle } from '../ui/controls.js';
 import { AgentFilter } from '../ui/filters.js';
-import { duration, when, words } from '../ui/format.js';
+import { duration, plural, when, words } from '../ui/format.js';
+import { AgentName } from '../ui/names.js';
+import { ScrollRegion } from '../ui/scroll-region.js';
 import { Badge, Empty, ErrorNote, Loading, Success } from '../ui/status.js';
 import { useApi, useInterval, type Resource } from '../ui/use-api.js';
 
@@ -70,13 +72,13 @@ function Workers({ worker }: { worker: Resource<LivekitWorkerStatus> }): JSX.Ele
         <>
           <p>{w.livekit.message}</p>
           <p>
-            {w.totals.instances} instance(s), {w.totals.registered} registered with LiveKit, {w.totals.sessions} live
-            voice session(s) of {w.totals.capacity} capacity.
+            {plural(w.totals.instances, 'instance')}, {w.totals.registered} registered with LiveKit,{' '}
+            {plural(w.totals.sessions, 'live voice session')} of {w.totals.capacity} capacity.
           </p>
           {w.instances.length === 0 ? (
             <Empty>No Parley instance has reported a heartbeat.</Empty>
           ) : (
-            <div class="table-wrap">
+            <ScrollRegion label="Agent workers">
               <table>
                 <thead>
                   <tr>
@@ -115,7 +117,7 @@ function Workers({ worker }: { worker: Resource<LivekitWorkerStatus> }): JSX.Ele
                   ))}
                 </tbody>
               </table>
-            </div>
+            </ScrollRegion>
           )}
         </>
       )}
@@ -126,7 +128,7 @@ function Workers({ worker }: { worker: Resource<LivekitWorkerStatus> }): JSX.Ele
 function Rooms({ rooms }: { rooms: LivekitRoom[] }): JSX.Element {
   if (rooms.length === 0) return <Empty>No active rooms.</Empty>;
   return (
-    <div class="table-wrap">
+    <ScrollRegion label="Rooms">
       <table>
         <thead>
           <tr>
@@ -152,14 +154,12 @@ function Rooms({ rooms }: { rooms: LivekitRoom[] }): JSX.Element {
                   </Link>
                 )}
               </td>
-              <td>
-                {r.session === null ? '—' : <Link href={`/agents/${r.session.agent_id}`}>{r.session.agent_id}</Link>}
-              </td>
+              <td>{r.session === null ? '—' : <AgentName id={r.session.agent_id} />}</td>
             </tr>
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollRegion>
   );
 }
 

@@ -1,13 +1,24 @@
 import type { JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { query } from '../api/client.js';
-import type { ErrorRecord, ErrorSummary, MetricsJson, Page, Session, SessionOverview } from '../api/types.js';
+import type {
+  Agent,
+  ErrorRecord,
+  ErrorSummary,
+  MetricsJson,
+  Page,
+  ProvidersHealth,
+  Session,
+  SessionOverview,
+} from '../api/types.js';
 import { Link } from '../router.js';
 import { PageTitle } from '../ui/controls.js';
-import { ms, percentile, words } from '../ui/format.js';
+import { ms, percentile, plural, words } from '../ui/format.js';
 import { ErrorNote, Loading } from '../ui/status.js';
 import { useApi, useInterval } from '../ui/use-api.js';
 import { recentLatencies, type TurnLatency } from './latency.js';
+import { ReadinessOverview } from './readiness.js';
+import { ScrollRegion } from '../ui/scroll-region.js';
 
 function startOfToday(): string {
   const d = new Date();
@@ -23,7 +34,11 @@ export function OverviewView(): JSX.Element {
   const metrics = useApi<MetricsJson>('/health/metrics');
   const todaySessions = useApi<Page<Session>>(`/admin/v1/sessions${query({ from: today, limit: 100 })}`);
   const todayErrors = useApi<Page<ErrorRecord>>(`/admin/v1/errors${query({ from: today, limit: 100 })}`);
-  useInterval(() => [overview, errors, metrics, todaySessions, todayErrors].forEach((r) => r.reload()), 10_000);
+  const agents = useApi<Page<Agent>>('/admin/v1/agents?limit=100');
+  // Probed once per visit: /health/providers runs every provider's check.
+  const providers = useApi<ProvidersHealth>('/health/providers');
+  useInterval(() => [overview, errors, metrics, todaySessions, todayErrors, agents].forEach((r) => r.reload()), 10_000);
+  const voiceLive = metrics.data?.sessions.live;
 
   const more = (p: Page<unknown> | undefined) => (p?.next_cursor ? ' or more' : '');
   const turnsToday = todaySessions.data?.data.reduce((n, s) => n + s.turns, 0);
@@ -34,7 +49,15 @@ export function OverviewView(): JSX.Element {
         (r, i) => r.error !== undefined && <ErrorNote key={i} error={r.error} />,
       )}
       <section aria-label="Figures" class="cards">
-        <Card label="Live sessions" value={metrics.data?.sessions.live ?? overview.data?.active} />
+        {/* The sessions the Sessions page lists as live (chat and voice); voice calls running, apart. */}
+        <Card
+          label="Live sessions"
+          value={overview.data?.active}
+          link="/sessions?status=active"
+          hint={`chat and voice${
+            voiceLive === null || voiceLive === undefined ? '' : `; ${plural(voiceLive, 'voice call')} running`
+          }`}
+        />
         <Card
           label="Sessions started today"
           value={todaySessions.data && `${todaySessions.data.data.length}${more(todaySessions.data)}`}
@@ -52,6 +75,7 @@ export function OverviewView(): JSX.Element {
         <Card label="Open errors" value={errors.data?.open} link="/errors?status=open" />
         <Card label="Turns, all time" value={overview.data?.turns} />
       </section>
+      <ReadinessOverview providers={providers} agents={agents} />
       <Latency />
       {metrics.data?.turns !== undefined && <StageLatency turns={metrics.data.turns} />}
       {overview.data !== undefined && (
@@ -175,7 +199,7 @@ function StageLatency({ turns }: { turns: NonNullable<MetricsJson['turns']> }): 
   return (
     <section>
       <h2>Turn latency by stage (this server, since start)</h2>
-      <div class="table-wrap">
+      <ScrollRegion label="Turn latency by stage">
         <table>
           <thead>
             <tr>
@@ -199,7 +223,7 @@ function StageLatency({ turns }: { turns: NonNullable<MetricsJson['turns']> }): 
             })}
           </tbody>
         </table>
-      </div>
+      </ScrollRegion>
     </section>
   );
 }

@@ -5,6 +5,7 @@ import type { Preset, ProviderAvailability } from '../api/types.js';
 import { Link, base, navigate } from '../router.js';
 import { ConfirmButton, Field, PageTitle } from '../ui/controls.js';
 import { ErrorNote, Loading, Success } from '../ui/status.js';
+import { forgetNames } from '../ui/names.js';
 import { useApi } from '../ui/use-api.js';
 import { ProviderSection, sectionFor, type Capability, type Section } from './provider-section.js';
 
@@ -59,9 +60,11 @@ function PresetForm({ preset, providers }: { preset: Preset | undefined; provide
       const body = { name, description, ...sections };
       if (preset === undefined) {
         const created = await api<Preset>('/admin/v1/presets', { method: 'POST', body });
+        forgetNames('presets');
         navigate(`${base}/presets/${created.id}`, true);
       } else {
         await api<Preset>(`/admin/v1/presets/${preset.id}`, { method: 'PATCH', body });
+        forgetNames('presets');
         setSaved(true);
       }
     } catch (err) {
@@ -73,6 +76,7 @@ function PresetForm({ preset, providers }: { preset: Preset | undefined; provide
   const remove = async () => {
     try {
       await api(`/admin/v1/presets/${preset!.id}`, { method: 'DELETE' });
+      forgetNames('presets');
       navigate(`${base}/presets`);
     } catch (err) {
       setError(err);

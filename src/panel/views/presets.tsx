@@ -4,6 +4,7 @@ import { Link } from '../router.js';
 import { PageTitle } from '../ui/controls.js';
 import { when } from '../ui/format.js';
 import { Empty, ErrorNote, Loading } from '../ui/status.js';
+import { ScrollRegion } from '../ui/scroll-region.js';
 import { usePages } from '../ui/use-pages.js';
 
 export function PresetsView(): JSX.Element {
@@ -23,7 +24,7 @@ export function PresetsView(): JSX.Element {
         <Empty>No presets yet: agents use the built-in default.</Empty>
       )}
       {presets.items.length > 0 && (
-        <div class="table-wrap">
+        <ScrollRegion label="Presets">
           <table>
             <thead>
               <tr>
@@ -56,7 +57,7 @@ export function PresetsView(): JSX.Element {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollRegion>
       )}
       {presets.more}
     </>

@@ -7,6 +7,8 @@ import { AgentFilter, SelectFilter, TextFilter, dayBound, useFilters } from '../
 import { duration, when, words } from '../ui/format.js';
 import { Badge, Empty, ErrorNote, Loading } from '../ui/status.js';
 import { useApi, useInterval } from '../ui/use-api.js';
+import { AgentName } from '../ui/names.js';
+import { ScrollRegion } from '../ui/scroll-region.js';
 import { usePages } from '../ui/use-pages.js';
 
 /** Live and past sessions with their end reasons; live ones refresh every 5 s. */
@@ -70,17 +72,18 @@ function OneSession({ id, onClose }: { id: string; onClose: () => void }): JSX.E
   );
 }
 
+/** Who comes first (agent, user), so a phone shows them without scrolling the table. */
 function SessionTable({ sessions }: { sessions: Session[] }): JSX.Element {
   return (
-    <div class="table-wrap">
+    <ScrollRegion label="Sessions">
       <table>
         <thead>
           <tr>
             <th scope="col">Started</th>
-            <th scope="col">Status</th>
-            <th scope="col">Type</th>
             <th scope="col">Agent</th>
             <th scope="col">User</th>
+            <th scope="col">Status</th>
+            <th scope="col">Type</th>
             <th scope="col">Turns</th>
             <th scope="col">Duration</th>
             <th scope="col">End reason</th>
@@ -97,14 +100,12 @@ function SessionTable({ sessions }: { sessions: Session[] }): JSX.Element {
                   {when(s.started_at)}
                 </Link>
               </td>
-              <td>{s.status === 'active' ? <Badge kind="ok">live</Badge> : <Badge kind="info">ended</Badge>}</td>
               <td>
-                {s.type} ({s.transport})
-              </td>
-              <td>
-                <Link href={`/agents/${s.agent_id}`}>{s.agent_id}</Link>
+                <AgentName id={s.agent_id} />
               </td>
               <td>{s.user_id ?? '—'}</td>
+              <td>{s.status === 'active' ? <Badge kind="ok">live</Badge> : <Badge kind="info">ended</Badge>}</td>
+              <td>{s.transport === s.type ? s.type : `${s.type} (${s.transport})`}</td>
               <td>{s.turns}</td>
               <td>{duration(s.duration_ms)}</td>
               <td>{s.end_reason === null ? '—' : words(s.end_reason)}</td>
@@ -112,6 +113,6 @@ function SessionTable({ sessions }: { sessions: Session[] }): JSX.Element {
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollRegion>
   );
 }
