@@ -36,6 +36,11 @@ export class ProviderDemand {
     return this.cache.get(() => this.read());
   }
 
+  /** Forgets the answer after an agent or preset changed here (other processes see it within `ttlMs`). */
+  forget(): void {
+    this.cache.clear();
+  }
+
   static key(capability: Capability, provider: string): string {
     return `${capability}:${provider}`;
   }

@@ -21,12 +21,20 @@ export interface MainProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Runs `node --import tsx src/main.ts` with a clean Parley environment plus `env`. */
+/**
+ * Runs `node --import tsx src/main.ts` with a clean Parley environment (no PARLEY_*, LIVEKIT_*,
+ * OPENAI_*, REDIS_URL, PORT or MODELS_DIR from the runner's own) plus `env`.
+ */
 export function startMain(env: Record<string, string>): MainProcess {
   const base = Object.fromEntries(
     Object.entries(process.env).filter(
       ([name]) =>
-        !name.startsWith('PARLEY_') && !name.startsWith('LIVEKIT_') && name !== 'REDIS_URL' && name !== 'PORT',
+        !name.startsWith('PARLEY_') &&
+        !name.startsWith('LIVEKIT_') &&
+        !name.startsWith('OPENAI_') &&
+        name !== 'REDIS_URL' &&
+        name !== 'PORT' &&
+        name !== 'MODELS_DIR',
     ),
   );
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {

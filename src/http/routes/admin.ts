@@ -15,8 +15,8 @@ export function adminAreas({ store, registry, services, config }: AppDeps): Area
       prefix: '/admin/v1',
       admin: true,
       routes: [
-        ...agentRoutes(store, services.rag, services.recorder, services.readiness, config.tools),
-        ...presetRoutes(store, registry, services.rag),
+        ...agentRoutes(store, services.rag, services.recorder, services.readiness, services.demand, config.tools),
+        ...presetRoutes(store, registry, services.rag, services.demand),
         ...sessionRoutes(store),
         ...conversationRoutes(store),
         ...errorRoutes(store),

@@ -27,4 +27,10 @@ export class SettledCache<T> {
     );
     return value;
   }
+
+  /** Drops the value: the next caller loads afresh (a change this process made is seen at once). */
+  clear(): void {
+    this.value = undefined;
+    this.settledAt = undefined;
+  }
 }

@@ -1,5 +1,6 @@
 import { agentCreateSchema, agentPatchSchema, agentStatsSchema, type Agent } from '../../../records/agent.js';
 import { AgentReadiness } from '../../../agents/readiness.js';
+import type { ProviderDemand } from '../../../agents/provider-demand.js';
 import { pageSchema } from '../../../records/common.js';
 import { deleteAgent } from '../../../agents/delete-agent.js';
 import type { Store } from '../../../store/store.js';
@@ -23,6 +24,7 @@ export function agentRoutes(
   rag: Pick<RagService, 'embeddingsChanged'>,
   recorder: Pick<TurnRecorder, 'ended'>,
   readiness: AgentReadiness,
+  demand: Pick<ProviderDemand, 'forget'>,
   tools: { allowHttp: boolean } = { allowHttp: false },
 ): RouteDef[] {
   const view = async (agent: Agent) => {
@@ -57,6 +59,7 @@ export function agentRoutes(
       },
       handler: async (ctx, { body }) => {
         const agent = await store.agents.create(body);
+        demand.forget();
         ctx.set('Location', `/admin/v1/agents/${agent.id}`);
         return { status: 201, body: await view(agent) };
       },
@@ -87,6 +90,7 @@ export function agentRoutes(
       },
       handler: async (_ctx, { params, body }) => {
         const agent = await store.agents.update(params.id, body);
+        demand.forget();
         if (body.preset_id !== undefined) rag.embeddingsChanged({ agentId: agent.id });
         return { body: await view(agent) };
       },
@@ -103,6 +107,7 @@ export function agentRoutes(
       responses: { 204: { description: 'Deleted' } },
       handler: async (_ctx, { params }) => {
         await deleteAgent({ store, recorder }, params.id);
+        demand.forget();
         return { status: 204 };
       },
     }),

@@ -7,6 +7,7 @@ import {
   builtInPresetSchema,
   providerAvailabilitySchema,
 } from '../../../records/preset.js';
+import type { ProviderDemand } from '../../../agents/provider-demand.js';
 import type { ProviderRegistry } from '../../../providers/registry.js';
 import type { RagService } from '../../../rag/rag-service.js';
 import type { Store } from '../../../store/store.js';
@@ -21,6 +22,7 @@ export function presetRoutes(
   store: Store,
   registry: ProviderRegistry,
   rag: Pick<RagService, 'embeddingsChanged'>,
+  demand: Pick<ProviderDemand, 'forget'>,
 ): RouteDef[] {
   return [
     defineRoute({
@@ -98,6 +100,7 @@ export function presetRoutes(
       responses: { 200: { description: 'The updated preset', schema: presetSchema } },
       handler: async (_ctx, { params, body }) => {
         const preset = await store.presets.update(params.id, body);
+        demand.forget();
         if (body.embeddings !== undefined) rag.embeddingsChanged({ presetId: preset.id });
         return { body: preset };
       },
@@ -113,6 +116,7 @@ export function presetRoutes(
       responses: { 204: { description: 'Deleted' } },
       handler: async (_ctx, { params }) => {
         await store.presets.delete(params.id);
+        demand.forget();
         return { status: 204 };
       },
     }),
