@@ -48,6 +48,13 @@ export interface RouteDef<
    * /openapi.json, not validated by mountRoutes.
    */
   documentedBody?: Record<string, z.ZodType>;
+  /**
+   * Problems of the body that its schema cannot know because they depend on this server's
+   * configuration (paths as in `details`: `body.…`). Read from the body as sent, whether or not the
+   * schema accepted it, so that one 400 lists them beside the schema's: `validation_error` names
+   * every bad field of a request at once.
+   */
+  bodyProblems?: (body: unknown) => FieldProblem[];
   /** Successful responses by status. */
   responses: Record<number, { description: string; schema?: z.ZodType; contentType?: string }>;
   /** Error statuses this route can answer besides 400/401/500, for the document. */
@@ -139,7 +146,11 @@ function validated(route: RouteDef): Middleware {
     };
     const params = route.params === undefined ? {} : parse(route.params, ctx.params, 'params');
     const query = route.query === undefined ? {} : parse(route.query, ctx.query, 'query');
-    const body = route.body === undefined ? undefined : parse(route.body, ctx.request.body ?? {}, 'body');
+    const sent: unknown = ctx.request.body ?? {};
+    const body = route.body === undefined ? undefined : parse(route.body, sent, 'body');
+    for (const problem of route.bodyProblems?.(sent) ?? []) {
+      if (!found.some((f) => f.path === problem.path)) found.push(problem);
+    }
     if (found.length > 0) throw new ValidationError(found);
     const result = await route.handler(ctx, { params, query, body } as RouteInput<AnyObject, AnyObject, z.ZodType>);
     if (result.headers !== undefined) for (const [name, value] of Object.entries(result.headers)) ctx.set(name, value);

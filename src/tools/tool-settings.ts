@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { ValidationError } from '../errors.js';
-import { httpUrlSchema } from '../records/common.js';
+import type { FieldProblem } from '../errors.js';
+import { httpUrlSchema, isObject } from '../records/common.js';
 import { schemaProblem } from '../records/json-schema.js';
 
 /** Longest a tool call may take, and the default. */
@@ -64,14 +64,21 @@ export type ToolSettings = z.output<typeof toolSettingsSchema>;
 export const toolsSchema = z
   .array(toolSettingsSchema)
   .max(maxToolsPerAgent)
-  .superRefine((tools, ctx) => {
-    const seen = new Set<string>();
-    tools.forEach((tool, i) => {
-      if (seen.has(tool.name))
-        ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `duplicate tool name ${tool.name}` });
-      seen.add(tool.name);
-    });
-  })
+  .superRefine(
+    (tools: readonly unknown[], ctx) => {
+      // Runs even when some tools are bad (their problems are listed beside it): only the names
+      // that parsed are compared.
+      const badName = new Set(ctx.issues.flatMap(({ path = [] }) => (path[1] === 'name' ? [path[0]] : [])));
+      const seen = new Set<string>();
+      tools.forEach((tool, i) => {
+        const name = isObject(tool) ? tool['name'] : undefined;
+        if (typeof name !== 'string' || badName.has(i)) return;
+        if (seen.has(name)) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `duplicate tool name ${name}` });
+        seen.add(name);
+      });
+    },
+    { when: (payload) => Array.isArray(payload.value) },
+  )
   .meta({
     description:
       'Operator tools the language model may call in `enhanced` mode (POSTed as `tool_call`); see the README, Tools.',
@@ -93,11 +100,18 @@ export function toolUrlProblem(url: string, allowHttp: boolean): string | null {
   return 'must be https (http only to a loopback address, unless PARLEY_ALLOW_HTTP_TOOLS is set)';
 }
 
-/** 400 `validation_error` naming every tool whose URL may not be called (at save time). */
-export function assertToolUrls(tools: readonly ToolSettings[] | undefined, allowHttp: boolean): void {
-  const problems = (tools ?? []).flatMap((tool, i) => {
-    const problem = toolUrlProblem(tool.url, allowHttp);
+/**
+ * The `body.tools.N.url` problems of an agent body as sent (parsed or not): each well-formed http(s)
+ * URL that may not be called here. They depend on `allowHttp` (the server's configuration), so the
+ * route reports them beside the schema's own problems in one 400 `validation_error` (malformed URLs
+ * are the schema's).
+ */
+export function toolUrlProblems(body: unknown, allowHttp: boolean): FieldProblem[] {
+  const tools = isObject(body) ? body['tools'] : undefined;
+  if (!Array.isArray(tools)) return [];
+  return tools.flatMap((tool: unknown, i) => {
+    const url = httpUrlSchema.safeParse(isObject(tool) ? tool['url'] : undefined);
+    const problem = url.success ? toolUrlProblem(url.data, allowHttp) : null;
     return problem === null ? [] : [{ path: `body.tools.${i}.url`, message: problem }];
   });
-  if (problems.length > 0) throw new ValidationError(problems);
 }

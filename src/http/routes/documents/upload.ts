@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import multer from 'multer';
 import type {} from 'multer';
-import { AppError, ValidationError } from '../../../errors.js';
+import { AppError, ValidationError, type FieldProblem } from '../../../errors.js';
 import { documentTextUploadSchema } from '../../../records/document.js';
 import { detectType } from '../../../rag/extract.js';
 import type { DocumentUpload } from '../../../rag/rag-service.js';
@@ -44,12 +44,15 @@ async function readMultipart(ctx: Context, limit: number): Promise<DocumentUploa
   }
   const req = ctx.req as typeof ctx.req & { file?: Express.Multer.File; body?: Record<string, unknown> };
   const file = req.file;
-  if (file === undefined)
-    throw new ValidationError([{ path: 'body.file', message: 'required: the document as form field `file`' }]);
   const given = typeof req.body?.['name'] === 'string' ? req.body['name'].trim() : '';
-  const name = (given || file.originalname || '').trim();
-  if (name === '') throw new ValidationError([{ path: 'body.name', message: 'required when the file has no name' }]);
-  if (name.length > 200) throw new ValidationError([{ path: 'body.name', message: 'at most 200 characters' }]);
+  const name = (given || file?.originalname || '').trim();
+  // Every problem at once: a missing file does not hide a bad name.
+  const problems: FieldProblem[] = [];
+  if (file === undefined) problems.push({ path: 'body.file', message: 'required: the document as form field `file`' });
+  if (name === '' && file !== undefined)
+    problems.push({ path: 'body.name', message: 'required when the file has no name' });
+  if (name.length > 200) problems.push({ path: 'body.name', message: 'at most 200 characters' });
+  if (file === undefined || problems.length > 0) throw new ValidationError(problems);
   return { name, type: detectType(file.mimetype, file.originalname), raw: file.buffer };
 }
 
