@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAgent } from '../support/agents.js';
 import { HttpReceiver } from '../support/http-receiver.js';
+import { startOpenAiEmbeddingsServer } from '../support/openai-embeddings-server.js';
 import { startParley, type TestParley } from '../support/parley.js';
 import { TestRedis } from '../support/redis-server.js';
 import { corpusFile, ragEnv, uploadFile, waitForDocument } from './rag-helpers.js';
@@ -152,6 +153,39 @@ describe('once an embedding model is there', () => {
     expect(hits[0]!['vector_rank']).not.toBeNull();
     const list = await after.request('GET', `/admin/v1/agents/${agent}/documents`);
     expect(list.body.data).toHaveLength(1);
+  });
+
+  it('adds the vectors when the agent’s preset switches to usable embeddings', async () => {
+    const server = await startOpenAiEmbeddingsServer(16);
+    try {
+      // The default (local) model is missing; the API is configured but no agent uses it yet.
+      const p = await parley('none', {
+        PARLEY_EMBEDDING_BASE_URL: server.baseUrl,
+        PARLEY_EMBEDDING_API_KEY: 'sk-test',
+      });
+      const agent = (await createAgent(p)).id;
+      const res = await uploadFile(p, agent, { name: 'tea.md', data: corpusFile('tea.md') });
+      expect(await waitForDocument(p, agent, res.body.id)).toMatchObject({ search_index: 'lexical' });
+      expect(server.requests).toHaveLength(0);
+
+      const embeddings = { provider: 'openai', model: 'text-embedding-3-small' };
+      const preset = await p.request('POST', '/admin/v1/presets', { body: { name: 'remote', embeddings } });
+      expect(preset.status, JSON.stringify(preset.body)).toBe(201);
+      const patch = await p.request('PATCH', `/admin/v1/agents/${agent}`, { body: { preset_id: preset.body.id } });
+      expect(patch.status).toBe(200);
+      await expect
+        .poll(async () => (await getDoc(p, agent, res.body.id))['search_index'], { timeout: 30_000 })
+        .toBe('hybrid');
+      expect(await getDoc(p, agent, res.body.id)).toMatchObject({
+        embedding_model: 'openai:text-embedding-3-small',
+        vectors_error: null,
+      });
+      expect(server.requests.length).toBeGreaterThan(0);
+      const hits = await search(p, agent, 'tea');
+      expect(hits[0]!['vector_rank']).not.toBeNull();
+    } finally {
+      await server.close();
+    }
   });
 });
 
