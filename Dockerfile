@@ -7,7 +7,8 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
-RUN npm ci --no-audit --no-fund
+# onnxruntime-node: no CUDA libraries (ONNX models run on the CPU); see .npmrc.
+RUN ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund
 # Everything .dockerignore lets through (sources, configs; no tests, benches or weights).
 COPY . .
 RUN npm run build && npx tsc -p scripts/tsconfig.json
@@ -22,7 +23,7 @@ ENV NODE_ENV=production \
     PARLEY_DATA_DIR=/data \
     MODELS_DIR=/models
 COPY package.json package-lock.json .npmrc ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+RUN ONNXRUNTIME_NODE_INSTALL=skip npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 # Lua scripts are read at run time from src/; the built /home panel is in dist/panel.
 COPY --from=build /app/src ./src

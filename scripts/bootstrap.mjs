@@ -41,16 +41,31 @@ function staleReason() {
   return undefined;
 }
 
+/**
+ * What the install's scripts read besides npm's own settings. onnxruntime-node's postinstall
+ * downloads its CUDA provider libraries (hundreds of MB, from a NuGet feed: it fails offline and
+ * breaks the install) on linux-x64 unless told `skip`; Parley runs ONNX models on the CPU. The
+ * setting is an environment variable here rather than a key in .npmrc, where npm warns of an unknown
+ * project config on every command (`npm start` printed it four times). A value already set (such as
+ * `cuda12` on a GPU machine) is kept.
+ */
+function installEnv(env) {
+  return { ONNXRUNTIME_NODE_INSTALL: env.ONNXRUNTIME_NODE_INSTALL || 'skip' };
+}
+
 const reason = staleReason();
 if (reason !== undefined) {
   if (reason === 'package-lock.json is missing') {
-    console.error('bootstrap: package-lock.json is missing; run `npm install` once to create it');
+    console.error(
+      'bootstrap: package-lock.json is missing; run `ONNXRUNTIME_NODE_INSTALL=skip npm install` once to create it',
+    );
     process.exit(1);
   }
   console.error(`bootstrap: installing dependencies with npm ci (${reason})`);
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   const result = spawnSync(npm, ['ci', '--no-audit', '--no-fund'], {
     cwd: root,
+    env: { ...process.env, ...installEnv(process.env) },
     stdio: ['ignore', 'inherit', 'inherit'],
     shell: process.platform === 'win32',
   });
