@@ -204,7 +204,7 @@ export const agentSchema = z
     created_at: timestampSchema,
     updated_at: timestampSchema,
   })
-  .meta({ id: 'Agent' });
+  .meta({ id: 'AgentRecord' });
 
 export type Agent = z.infer<typeof agentSchema>;
 

@@ -166,6 +166,7 @@ describe('request bodies reference the zod-derived schemas', () => {
     expect(agent).toBe('#/components/schemas/Agent');
     expect(Object.keys(schema('Agent').properties)).toContain('has_webhook_api_key');
     expect(Object.keys(schema('Agent').properties)).not.toContain('webhook_api_key');
+    expect(Object.keys(schema('Agent').properties)).toEqual(expect.arrayContaining(['readiness', 'warnings']));
   });
 
   it('PresetCreate requires name and PresetPatch nothing', () => {

@@ -37,4 +37,4 @@ export const agentViewSchema = agentSchema
         "Why the agent cannot serve voice or chat here (its readiness' problems, once each); empty when it can. A create or update that leaves the agent unable to serve still succeeds and says why here.",
     }),
   })
-  .meta({ id: 'AgentWithReadiness' });
+  .meta({ id: 'Agent' });
