@@ -193,10 +193,21 @@ describe('the /home panel at phone width', () => {
     const wanted = health.built_in === undefined || health.built_in.llm.usable ? 'enhanced' : 'passthrough';
     await expect.poll(() => mode.inputValue()).toBe(wanted);
     expect(await page.getByLabel('Preset').inputValue()).toBe('');
+    if (health.built_in?.llm.usable === false) {
+      // Enhanced without a usable LLM is saved, with the server's warnings, and listed as not ready.
+      await page.getByLabel('Name', { exact: true }).fill('Thinker');
+      await mode.selectOption('enhanced');
+      await page.getByRole('button', { name: 'Create agent' }).click();
+      await page.getByRole('heading', { name: 'Thinker' }).waitFor();
+      await page.getByText(/Saved, with \d+ warnings?:/).waitFor();
+      expect(await page.locator('dd[data-readiness="chat"]').innerText()).toContain('not ready');
+    }
     if (health.built_in !== undefined) {
       await open('/');
       const llm = page.locator('dd[data-built-in="llm"]');
       expect(await llm.innerText()).toContain(health.built_in.llm.provider);
+      const thinker = page.locator('ul.not-ready li', { hasText: 'Thinker' });
+      expect(await thinker.count()).toBe(health.built_in.llm.usable ? 0 : 1);
     }
     expect(pageProblems).toEqual([]);
   });
