@@ -94,7 +94,7 @@ describe('loading', () => {
     expect((err as ProviderError).provider).toBe('local-llama');
     expect((err as Error).message).toContain(path);
     expect((err as Error).message).toContain('npm run models');
-    expect(describeLlmError(err, 30_000).type).toBe('llm_error');
+    expect(describeLlmError(err, 30_000).type).toBe('llm_not_configured');
 
     await writeFile(path, await import('node:fs/promises').then((fs) => fs.readFile(ggufs.random)));
     expect((await llm.complete(request())).length).toBeGreaterThan(0);
