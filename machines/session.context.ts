@@ -1,6 +1,6 @@
-import { endpointingWaitMs } from '../src/pipeline/turn/endpointing.js';
-import { isBackchannel, mostlyLetters, saysAny } from '../src/pipeline/turn/phrases.js';
-import { joinSegments } from '../src/pipeline/turn/utterance.js';
+import { endpointingWaitMs } from './turn-words/endpointing.js';
+import { isBackchannel, mostlyLetters, saysAny } from './turn-words/phrases.js';
+import { joinSegments } from './turn-words/utterance.js';
 import type { AudioInput, SessionContext, SessionEvent, SessionMachineInput, TurnInput } from './session.types.js';
 
 /**

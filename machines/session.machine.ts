@@ -4,8 +4,8 @@ import * as update from './session.context.js';
 import { talkedOver } from './talked-over.js';
 
 /**
- * The state of one voice conversation. Pure: it imports nothing from src/ but the pure turn-taking
- * policy of src/pipeline/turn. Audio never passes through it; it invokes RxJS graphs (src/pipeline,
+ * The state of one voice conversation. Pure: it imports nothing from src/ (its word rules are in
+ * ./turn-words). Audio never passes through it; it invokes RxJS graphs (src/pipeline,
  * provided by src/sessions with `machine.provide({ actors })`) as `fromEventObservable` actors and
  * reacts to the events they send:
  * - `listen` (the whole session): the microphone graph and the client's messages; sends

@@ -1,4 +1,4 @@
-import type { EndpointingWaits } from '../src/pipeline/turn/endpointing.js';
+import type { EndpointingWaits } from './turn-words/endpointing.js';
 
 /** The session machine's inputs, context, events and emitted events (./session.machine.ts). */
 

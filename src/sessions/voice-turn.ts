@@ -23,7 +23,7 @@ import type { SessionEvent } from '../../machines/session.machine.js';
 import type { PlayoutEvent, SpeechChunk } from '../pipeline/reply/playout.js';
 import { reply, type ReplyEvent, type ReplySource, type ReplyStages } from '../pipeline/reply/reply.js';
 import type { CallControl } from '../actions/call-control.js';
-import { transcriptEnding } from '../pipeline/turn/endpointing.js';
+import { transcriptEnding } from '../../machines/turn-words/endpointing.js';
 import { TurnReport, type TurnOrigin, type TurnScope } from './turn-report.js';
 
 export interface TurnGraph extends TurnScope {

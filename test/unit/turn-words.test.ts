@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { endpointingWaitMs, transcriptEnding } from '../../src/pipeline/turn/endpointing.js';
-import { isBackchannel, mostlyLetters, saysAny } from '../../src/pipeline/turn/phrases.js';
-import { joinSegments } from '../../src/pipeline/turn/utterance.js';
+import { endpointingWaitMs, transcriptEnding } from '../../machines/turn-words/endpointing.js';
+import { isBackchannel, mostlyLetters, saysAny } from '../../machines/turn-words/phrases.js';
+import { joinSegments } from '../../machines/turn-words/utterance.js';
 import { defaultTurnTakingSettings } from '../../src/records/turn-taking.js';
 
 describe('how a transcript ends', () => {
