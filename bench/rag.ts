@@ -21,7 +21,7 @@ import { pino } from 'pino';
 import { loadConfig } from '../src/config.js';
 import { openParley } from '../src/parley.js';
 import { defaultAnnSettings } from '../src/rag/ann-index.js';
-import { LocalEmbedder } from '../src/providers/local/local-embedder.js';
+import { LocalEmbedder } from '../src/rag/embedding/local-embedder.js';
 import { isMain } from './lib/is-main.js';
 import { searchRun, type SearchRun } from './lib/rag-search.js';
 import { TestRedis } from '../test/support/redis-server.js';

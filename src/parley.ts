@@ -4,7 +4,7 @@ import type { Config } from './config.js';
 import { createApp, type ParleyApp } from './http/app.js';
 import { answerClientErrors } from './http/client-error.js';
 import { Metrics } from './metrics/process-metrics.js';
-import { Embedders } from './providers/embedders.js';
+import { Embedders } from './rag/embedding/embedders.js';
 import { ProviderSet, type SpeechProviders } from './providers/speech-providers.js';
 import { MediaServer } from './realtime/websocket/media-server.js';
 import { ProviderRegistry, type ProviderRegistryOptions } from './providers/registry.js';

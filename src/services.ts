@@ -9,7 +9,7 @@ import { EventOutbox } from './events/outbox.js';
 import type { OperatorMetrics } from './metrics/operator-metrics.js';
 import { loadSmartTurn, type SmartTurnModel } from './pipeline/turn/smart-turn.js';
 import { SileroVad } from './pipeline/vad/silero-vad.js';
-import type { Embedders } from './providers/embedders.js';
+import type { Embedders } from './rag/embedding/embedders.js';
 import type { LlmProviders } from './providers/llm-providers.js';
 import type { ProviderRegistry } from './providers/registry.js';
 import type { SpeechProviders } from './providers/speech-providers.js';

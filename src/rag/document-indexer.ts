@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import type { Chunk, DocumentRecord } from '../records/document.js';
 import type { Store } from '../store/store.js';
-import type { Embedder } from '../providers/embedder.js';
-import { EmbeddingPool } from '../providers/local/embedding-pool.js';
+import type { Embedder } from './embedding/embedder.js';
+import { EmbeddingPool } from './embedding/embedding-pool.js';
 import type { ChunkOptions, TextChunk } from './chunker.js';
 import { extractDocumentText } from './extract.js';
 

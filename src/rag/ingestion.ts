@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { NotFoundError } from '../errors.js';
 import { bullConnection, closeQueue } from '../store/bullmq.js';
 import type { Store } from '../store/store.js';
-import type { Embedder } from '../providers/embedder.js';
+import type { Embedder } from './embedding/embedder.js';
 import type { ChunkOptions } from './chunker.js';
 import { DocumentIndexer, needsVectors } from './document-indexer.js';
 import { DocumentError, extractDocumentText } from './extract.js';

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EmbeddingPool } from '../../src/providers/local/embedding-pool.js';
-import { LocalEmbedder } from '../../src/providers/local/local-embedder.js';
+import { EmbeddingPool } from '../../src/rag/embedding/embedding-pool.js';
+import { LocalEmbedder } from '../../src/rag/embedding/local-embedder.js';
 
 const modelsDir = resolve(process.env['MODELS_DIR'] ?? '../shared/models');
 const texts = [

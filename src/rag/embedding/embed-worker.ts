@@ -6,7 +6,7 @@
 import { basename, dirname } from 'node:path';
 import { workerData } from 'node:worker_threads';
 import { env, pipeline, type FeatureExtractionPipeline } from '@huggingface/transformers';
-import { chunkText } from '../../rag/chunker.js';
+import { chunkText } from '../chunker.js';
 import { serveRpc } from '../../workers/serve-rpc.js';
 import type { EmbeddingProtocol, EmbeddingWorkerSetup } from './embedding-protocol.js';
 

@@ -1,6 +1,6 @@
 import { basename, dirname } from 'node:path';
-import { findProvider } from '../catalog.js';
-import { ModelFolders } from '../status/model-folders.js';
+import { findProvider } from '../../providers/catalog.js';
+import { ModelFolders } from '../../providers/status/model-folders.js';
 
 /** The other way to get embeddings, named in every "no embedding model" message. */
 export const openAiEmbeddingsHint =

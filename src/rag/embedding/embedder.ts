@@ -1,4 +1,4 @@
-import type { ChunkOptions, TextChunk } from '../rag/chunker.js';
+import type { ChunkOptions, TextChunk } from '../chunker.js';
 
 /** Turns texts into unit-length vectors and documents into chunks (with the matching tokenizer). */
 export interface Embedder {

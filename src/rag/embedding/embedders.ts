@@ -1,8 +1,8 @@
-import type { RagConfig } from '../config.js';
+import type { RagConfig } from '../../config.js';
 import type { Embedder } from './embedder.js';
-import { LocalEmbedder } from './local/local-embedder.js';
-import { OpenAiEmbedder } from './openai/openai-embedder.js';
-import { ProviderError } from './provider-error.js';
+import { LocalEmbedder } from './local-embedder.js';
+import { OpenAiEmbedder } from './openai-embedder.js';
+import { ProviderError } from '../../providers/provider-error.js';
 
 /** A preset's `embeddings` section: which provider and model embed an agent's documents and queries. */
 export interface EmbeddingSettings {

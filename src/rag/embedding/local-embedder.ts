@@ -1,5 +1,5 @@
-import type { ChunkOptions, TextChunk } from '../../rag/chunker.js';
-import { inBatches, type Embedder } from '../embedder.js';
+import type { ChunkOptions, TextChunk } from '../chunker.js';
+import { inBatches, type Embedder } from './embedder.js';
 import { localEmbeddingModelMissing } from './embed-model-check.js';
 import { EmbeddingPool } from './embedding-pool.js';
 

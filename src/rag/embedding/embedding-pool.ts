@@ -1,4 +1,4 @@
-import type { ChunkOptions, TextChunk } from '../../rag/chunker.js';
+import type { ChunkOptions, TextChunk } from '../chunker.js';
 import { WorkerClient } from '../../workers/worker-client.js';
 import type { EmbeddingProtocol, EmbeddingWorkerSetup } from './embedding-protocol.js';
 

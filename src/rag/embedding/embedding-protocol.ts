@@ -1,4 +1,4 @@
-import type { ChunkOptions, TextChunk } from '../../rag/chunker.js';
+import type { ChunkOptions, TextChunk } from '../chunker.js';
 
 /** What each embedding worker thread (embed-worker.ts) is started with. */
 export interface EmbeddingWorkerSetup {

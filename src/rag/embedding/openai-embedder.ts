@@ -1,7 +1,7 @@
-import type { ChunkOptions, TextChunk } from '../../rag/chunker.js';
-import { inBatches, type Embedder } from '../embedder.js';
-import { EmbeddingPool } from '../local/embedding-pool.js';
-import { openAiClient } from './client.js';
+import type { ChunkOptions, TextChunk } from '../chunker.js';
+import { inBatches, type Embedder } from './embedder.js';
+import { EmbeddingPool } from './embedding-pool.js';
+import { openAiClient } from '../../providers/openai/client.js';
 
 export interface OpenAiEmbedderOptions {
   apiKey: string | undefined;
