@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { StoredAgent } from '../records/agent.js';
-import type { MediaTransport } from '../realtime/transport.js';
+import type { MediaTransport } from '../sessions/transport/media-transport.js';
 import type { Store } from '../store/store.js';
 import { endReasonOf, type CallAction } from './call-action.js';
 

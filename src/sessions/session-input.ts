@@ -2,7 +2,7 @@ import { map, merge, mergeMap, of, tap, EMPTY, type Observable } from 'rxjs';
 import type { SessionEvent } from '../../machines/session.machine.js';
 import type { IntakeStats, OverrunReason } from '../pipeline/intake/limits.js';
 import { listen, type ListenOptions } from '../pipeline/listen.js';
-import type { MediaTransport } from '../realtime/transport.js';
+import type { MediaTransport } from './transport/media-transport.js';
 import type { SegmentTranscripts } from './segment-transcripts.js';
 
 export interface SessionInputOptions extends Omit<ListenOptions, 'stats' | 'now'> {

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { StoredAgent } from '../records/agent.js';
 import type { Session, SessionEndReason } from '../records/session.js';
-import type { MediaTransport } from '../realtime/transport.js';
+import type { MediaTransport } from './transport/media-transport.js';
 import type { Store } from '../store/store.js';
 import type { TurnRecorder } from '../turns/turn-recorder.js';
 import { LeaseKeeper, newInstanceId } from './lease-keeper.js';

@@ -3,7 +3,7 @@ import type { ReplyEvent } from '../pipeline/reply/reply.js';
 import type { StoredAgent } from '../records/agent.js';
 import type { Message, MessageStatus } from '../records/conversation.js';
 import type { Session } from '../records/session.js';
-import type { MediaTransport } from '../realtime/transport.js';
+import type { MediaTransport } from './transport/media-transport.js';
 import type { TurnRecorder, TurnTimings } from '../turns/turn-recorder.js';
 import type { RecordQueue } from './record-queue.js';
 

@@ -17,7 +17,7 @@ import type { IntakeStats, OverrunReason } from '../pipeline/intake/limits.js';
 import { defaultPlayoutTiming, playout } from '../pipeline/reply/playout.js';
 import type { StoredAgent } from '../records/agent.js';
 import type { Session } from '../records/session.js';
-import type { MediaTransport } from '../realtime/transport.js';
+import type { MediaTransport } from './transport/media-transport.js';
 import type { TurnRecorder } from '../turns/turn-recorder.js';
 import { isStreaming, type SttProvider } from '../providers/stt.js';
 import { RecordQueue } from './record-queue.js';

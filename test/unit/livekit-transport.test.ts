@@ -3,7 +3,7 @@ import type { ClaimGrants } from 'livekit-server-sdk';
 import { pino } from 'pino';
 import { firstValueFrom, take, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import type { ClientMessage } from '../../src/realtime/websocket/protocol.js';
+import type { ClientMessage } from '../../src/sessions/transport/messages.js';
 import { LivekitTransport } from '../../src/realtime/livekit/livekit-transport.js';
 import { FakeRoom } from '../support/fake-livekit/fake-room.js';
 

@@ -16,7 +16,7 @@ import type { ReplyStages } from '../../src/pipeline/reply/reply.js';
 import type { StoredAgent } from '../../src/records/agent.js';
 import type { Message } from '../../src/records/conversation.js';
 import type { Session } from '../../src/records/session.js';
-import type { ServerEvent } from '../../src/realtime/websocket/protocol.js';
+import type { ServerEvent } from '../../src/sessions/transport/messages.js';
 import { RecordQueue } from '../../src/sessions/record-queue.js';
 import { overheardEvents } from '../../src/sessions/voice-checks.js';
 import { turnEvents, type TurnGraph } from '../../src/sessions/voice-turn.js';

@@ -2,9 +2,9 @@ import { AudioFrame as RtcAudioFrame } from '@livekit/rtc-node';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { ReplaySubject, Subject } from 'rxjs';
-import type { AudioFrame } from '../../pipeline/audio-frame.js';
-import type { MediaTransport } from '../transport.js';
-import type { ClientMessage, ServerEvent } from '../websocket/protocol.js';
+import type { AudioFrame } from '../../audio/audio-frame.js';
+import type { MediaTransport } from '../../sessions/transport/media-transport.js';
+import { maxTypedTextChars, type ClientMessage, type ServerEvent } from '../../sessions/transport/messages.js';
 import { sipTransferUri } from '../../actions/call-action.js';
 import type { AgentAudioOut, AgentRoom, UserAudio } from './agent-room.js';
 
@@ -23,9 +23,6 @@ export const lk = {
 } as const;
 
 export type AgentState = 'initializing' | 'listening' | 'thinking' | 'speaking';
-
-/** Longest typed message taken from `lk.chat` (the WebSocket protocol's limit). */
-const maxChatChars = 4000;
 
 /** The user a job serves: known from the moment they join; their microphone once they publish one. */
 export interface RoomUser {
@@ -78,7 +75,7 @@ export class LivekitTransport implements MediaTransport {
     room.onText(lk.chatTopic, (text, from) => {
       const trimmed = text.trim();
       if (this.finished || from !== user.identity || trimmed === '') return;
-      this.messages.next({ type: 'text', text: trimmed.slice(0, maxChatChars) });
+      this.messages.next({ type: 'text', text: trimmed.slice(0, maxTypedTextChars) });
     });
     void this.pump();
   }

@@ -1,8 +1,9 @@
 import { ReplaySubject, Subject } from 'rxjs';
 import type { WebSocket } from 'ws';
-import type { AudioFrame } from '../../pipeline/audio-frame.js';
-import type { MediaTransport } from '../transport.js';
-import { clientMessageSchema, type ClientMessage, type ServerEvent } from './protocol.js';
+import type { AudioFrame } from '../../audio/audio-frame.js';
+import type { MediaTransport } from '../../sessions/transport/media-transport.js';
+import type { ClientMessage, ServerEvent } from '../../sessions/transport/messages.js';
+import { decodeClientMessage, encodeServerEvent } from './protocol.js';
 
 /** Largest binary message accepted: 1 s of 48 kHz PCM16. */
 const maxAudioBytes = 96_000;
@@ -35,7 +36,7 @@ export class WsTransport implements MediaTransport {
   }
 
   send(event: ServerEvent): void {
-    if (this.ws.readyState === this.ws.OPEN) this.ws.send(JSON.stringify(event));
+    if (this.ws.readyState === this.ws.OPEN) this.ws.send(encodeServerEvent(event));
   }
 
   sendAudio(samples: Int16Array): void {
@@ -72,20 +73,9 @@ export class WsTransport implements MediaTransport {
   }
 
   private onText(text: string): void {
-    let raw: unknown;
-    try {
-      raw = JSON.parse(text);
-    } catch {
-      this.send({ type: 'error', code: 'invalid_json', message: 'text messages must be JSON events' });
-      return;
-    }
-    const parsed = clientMessageSchema.safeParse(raw);
-    if (!parsed.success) {
-      const detail = parsed.error.issues.map((i) => `${i.path.join('.') || 'message'}: ${i.message}`).join('; ');
-      this.send({ type: 'error', code: 'invalid_message', message: detail });
-      return;
-    }
-    this.messages.next(parsed.data);
+    const decoded = decodeClientMessage(text);
+    if (decoded.ok) this.messages.next(decoded.message);
+    else this.send(decoded.error);
   }
 
   private finish(): void {

@@ -1,11 +1,12 @@
 import type { Observable } from 'rxjs';
-import type { AudioFrame } from '../pipeline/audio-frame.js';
-import type { ClientMessage, ServerEvent } from './websocket/protocol.js';
+import type { AudioFrame } from '../../audio/audio-frame.js';
+import type { ClientMessage, ServerEvent } from './messages.js';
 
 /**
- * One live media connection, whatever carries it (the built-in WebSocket endpoint now; a LiveKit
- * room bridge later). A voice session reads audio and client messages from it and writes events
- * and audio back.
+ * The port a voice session runs on: one live media connection, whatever carries it (Parley's own
+ * WebSocket endpoint, realtime/websocket; a LiveKit room, realtime/livekit). A voice session reads
+ * audio and client messages from it and writes events and audio back; each transport maps the
+ * messages (./messages.ts) to its own wire.
  */
 export interface MediaTransport {
   readonly kind: 'websocket' | 'livekit';
