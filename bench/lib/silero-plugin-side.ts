@@ -7,7 +7,7 @@
 import { initializeLogger, VADEventType } from '@livekit/agents';
 import { VAD } from '@livekit/agents-plugin-silero';
 import { AudioFrame } from '@livekit/rtc-node';
-import { sliceFrames } from '../../src/pipeline/audio-frame.js';
+import { sliceFrames } from '../../src/audio/audio-frame.js';
 import { loadVadBenchAudio, measurePass } from './vad-audio.js';
 
 const [repeats, frameMs] = process.argv.slice(2).map(Number);

@@ -1,6 +1,6 @@
 /** The audio bench/vad.ts feeds both VADs: the committed espeak-ng fixtures end to end, repeated. */
-import type { AudioFrame } from '../../src/pipeline/audio-frame.js';
-import { readWav } from '../../src/pipeline/wav.js';
+import type { AudioFrame } from '../../src/audio/audio-frame.js';
+import { readWav } from '../../src/audio/wav.js';
 
 export const vadBenchFixtures = ['hello.wav', 'two-utterances.wav', 'interrupt.wav'];
 

@@ -2,10 +2,10 @@
  * The audio bench/voice.ts streams, built the same way in the bench process and in its client
  * process (bench/lib/voice-load-side.ts), so that frame indices computed in one hold in the other.
  */
-import { sliceFrames, type AudioFrame } from '../../src/pipeline/audio-frame.js';
+import { sliceFrames, type AudioFrame } from '../../src/audio/audio-frame.js';
 import type { VadOptions } from '../../src/pipeline/vad/options.js';
 import type { SileroVad } from '../../src/pipeline/vad/silero-vad.js';
-import { readWav } from '../../src/pipeline/wav.js';
+import { readWav } from '../../src/audio/wav.js';
 
 /** 16 kHz espeak-ng speech: ~0.5 s of silence, ~2.8 s of speech, ~1.4 s of silence. */
 export const voiceBenchFixture = 'hello.wav';

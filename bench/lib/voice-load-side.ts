@@ -9,7 +9,7 @@
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { AudioFrame } from '../../src/pipeline/audio-frame.js';
+import type { AudioFrame } from '../../src/audio/audio-frame.js';
 import { RealTimeMeter } from '../../src/pipeline/intake/real-time-meter.js';
 import { VoiceClient } from '../../test/support/voice-client.js';
 import { percentile } from './percentiles.js';

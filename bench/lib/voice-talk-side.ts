@@ -7,7 +7,7 @@
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { readWav } from '../../src/pipeline/wav.js';
+import { readWav } from '../../src/audio/wav.js';
 import type { VoiceClient } from '../../test/support/voice-client.js';
 import { percentile } from './percentiles.js';
 import { framesOf } from './voice-bench-audio.js';

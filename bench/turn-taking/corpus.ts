@@ -10,8 +10,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { parseWav } from '../../src/pipeline/wav.js';
-import { Resampler } from '../../src/pipeline/resampler.js';
+import { parseWav } from '../../src/audio/wav.js';
+import { Resampler } from '../../src/audio/resampler.js';
 
 const run = promisify(execFile);
 export const corpusRate = 16_000;

@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { encodeWav } from '../../src/pipeline/wav.js';
+import { encodeWav } from '../../src/audio/wav.js';
 import { fliteSay, type FliteVoice } from '../../test/support/flite-speech.js';
 import { noiseInto } from '../lib/noise-floor.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { readWav } from '../../src/pipeline/wav.js';
-import type { AudioFrame } from '../../src/pipeline/audio-frame.js';
+import { readWav } from '../../src/audio/wav.js';
+import type { AudioFrame } from '../../src/audio/audio-frame.js';
 import { HttpReceiver, type Reply } from '../support/http-receiver.js';
 import { OpenAiAudioServer } from '../support/openai-audio-server.js';
 import { startParley, type TestParley } from '../support/parley.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { readWav } from '../../src/pipeline/wav.js';
+import { readWav } from '../../src/audio/wav.js';
 import { ingestCorpus, ragEnv } from '../integration/rag-helpers.js';
 import { HttpReceiver } from '../support/http-receiver.js';
 import { OpenAiAudioServer } from '../support/openai-audio-server.js';

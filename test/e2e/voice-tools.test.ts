@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import type { AudioFrame } from '../../src/pipeline/audio-frame.js';
-import { readWav } from '../../src/pipeline/wav.js';
+import type { AudioFrame } from '../../src/audio/audio-frame.js';
+import { readWav } from '../../src/audio/wav.js';
 import { ProviderRegistry } from '../../src/providers/registry.js';
 import { ProviderSet, type SpeechProviders } from '../../src/providers/speech-providers.js';
 import { eventually } from '../support/eventually.js';

@@ -1,8 +1,8 @@
 import { JobStatus } from '@livekit/protocol';
 import { AudioFrame } from '@livekit/rtc-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AudioFrame as PcmFrame } from '../../src/pipeline/audio-frame.js';
-import { readWav } from '../../src/pipeline/wav.js';
+import type { AudioFrame as PcmFrame } from '../../src/audio/audio-frame.js';
+import { readWav } from '../../src/audio/wav.js';
 import { eventually } from '../support/eventually.js';
 import { type FakeRoom, type FrameQueue } from '../support/fake-livekit/fake-room.js';
 import { startLivekitBed, type LivekitBed } from '../support/fake-livekit/livekit-bed.js';

@@ -1,6 +1,6 @@
 import { AudioFrame } from '@livekit/rtc-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Resampler } from '../../src/pipeline/resampler.js';
+import { Resampler } from '../../src/audio/resampler.js';
 import { eventually } from '../support/eventually.js';
 import type { FrameQueue } from '../support/fake-livekit/fake-room.js';
 import { startLivekitBed, type LivekitBed } from '../support/fake-livekit/livekit-bed.js';

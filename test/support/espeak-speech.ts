@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import type { AudioFrame } from '../../src/pipeline/audio-frame.js';
-import { Resampler } from '../../src/pipeline/resampler.js';
-import { parseWav } from '../../src/pipeline/wav.js';
+import type { AudioFrame } from '../../src/audio/audio-frame.js';
+import { Resampler } from '../../src/audio/resampler.js';
+import { parseWav } from '../../src/audio/wav.js';
 
 const rate = 16_000;
 const loud = (s: number) => Math.abs(s) > 32; // about -60 dBFS

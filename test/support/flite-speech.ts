@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseWav } from '../../src/pipeline/wav.js';
+import { parseWav } from '../../src/audio/wav.js';
 
 const loud = (s: number) => Math.abs(s) > 32; // about -60 dBFS
 

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AudioFrame } from '../../src/pipeline/audio-frame.js';
-import { parseWav } from '../../src/pipeline/wav.js';
+import type { AudioFrame } from '../../src/audio/audio-frame.js';
+import { parseWav } from '../../src/audio/wav.js';
 
 /** One `POST /v1/audio/transcriptions` as received (multipart form). */
 export interface TranscriptionCall {

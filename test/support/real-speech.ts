@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
-import { Resampler } from '../../src/pipeline/resampler.js';
+import { Resampler } from '../../src/audio/resampler.js';
 import { PocketsphinxStt } from '../../src/providers/pocketsphinx/pocketsphinx-stt.js';
 import { fliteScript, type FliteVoice } from './flite-speech.js';
 import { HttpReceiver } from './http-receiver.js';

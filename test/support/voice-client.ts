@@ -1,5 +1,5 @@
 import { WebSocket } from 'ws';
-import type { AudioFrame } from '../../src/pipeline/audio-frame.js';
+import type { AudioFrame } from '../../src/audio/audio-frame.js';
 
 export interface ServerEventMessage {
   type: string;

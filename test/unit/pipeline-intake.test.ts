@@ -1,12 +1,12 @@
 import { Observable, lastValueFrom, toArray } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sliceFrames, type AudioFrame } from '../../src/pipeline/audio-frame.js';
+import { sliceFrames, type AudioFrame } from '../../src/audio/audio-frame.js';
 import { ArrivalClock } from '../../src/pipeline/intake/arrival-clock.js';
 import { AudioBacklog } from '../../src/pipeline/intake/audio-backlog.js';
 import { RealTimeMeter } from '../../src/pipeline/intake/real-time-meter.js';
 import { listen, type HeardEvent } from '../../src/pipeline/listen.js';
 import { SileroVad } from '../../src/pipeline/vad/silero-vad.js';
-import { readWav } from '../../src/pipeline/wav.js';
+import { readWav } from '../../src/audio/wav.js';
 
 describe('real-time meter', () => {
   it('admits real time plus the allowance, and refills at real time', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { WavStreamReader } from '../../src/providers/program/wav-stream.js';
-import { Pcm16Decoder } from '../../src/providers/pcm16-decoder.js';
-import { encodeWav, WavFormatError } from '../../src/pipeline/wav.js';
+import { Pcm16Decoder } from '../../src/audio/pcm16-decoder.js';
+import { encodeWav, WavFormatError } from '../../src/audio/wav.js';
 
 const ramp = (n: number) => Int16Array.from({ length: n }, (_, i) => ((i * 997) % 65536) - 32768);
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { Fft } from '../../src/pipeline/turn/fft.js';
 import { LogMelExtractor } from '../../src/pipeline/turn/log-mel.js';
 import { SmartTurnFeatures, smartTurnFrames, smartTurnMels } from '../../src/pipeline/turn/smart-turn-features.js';
-import { readWav } from '../../src/pipeline/wav.js';
+import { readWav } from '../../src/audio/wav.js';
 
 const fixture = (name: string) => new URL(`../fixtures/audio/${name}`, import.meta.url).pathname;
 

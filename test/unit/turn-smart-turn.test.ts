@@ -5,7 +5,7 @@ import { InferenceSession, Tensor } from 'onnxruntime-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SmartTurnFeatures } from '../../src/pipeline/turn/smart-turn-features.js';
 import { SmartTurnModel, smartTurnFile, smartTurnModelId } from '../../src/pipeline/turn/smart-turn.js';
-import { readWav } from '../../src/pipeline/wav.js';
+import { readWav } from '../../src/audio/wav.js';
 
 /** Random weights, Smart Turn v3's input and output (scripts/smart-turn-random-model.py). */
 const fixtureModel = new URL('../fixtures/models/smart-turn-random.onnx', import.meta.url).pathname;

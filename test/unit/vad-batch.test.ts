@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AudioFrame } from '../../src/pipeline/audio-frame.js';
+import type { AudioFrame } from '../../src/audio/audio-frame.js';
 import type { VadEvent } from '../../src/pipeline/vad/events.js';
 import {
   newSileroState,
@@ -16,7 +16,7 @@ import {
 import { SileroModel } from '../../src/pipeline/vad/silero-model.js';
 import { SileroVad } from '../../src/pipeline/vad/silero-vad.js';
 import type { VadStream } from '../../src/pipeline/vad/vad-stream.js';
-import { readWav } from '../../src/pipeline/wav.js';
+import { readWav } from '../../src/audio/wav.js';
 
 const clips = ['hello.wav', 'two-utterances.wav', 'interrupt.wav', 'silence-3s.wav'];
 const fixture = (name: string) => readWav(new URL(`../fixtures/audio/${name}`, import.meta.url).pathname);

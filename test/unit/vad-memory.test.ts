@@ -5,11 +5,11 @@
  */
 import { Observable, Subject } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sliceFrames, type AudioFrame } from '../../src/pipeline/audio-frame.js';
+import { sliceFrames, type AudioFrame } from '../../src/audio/audio-frame.js';
 import { AudioBacklog } from '../../src/pipeline/intake/audio-backlog.js';
 import { listen, type HeardEvent } from '../../src/pipeline/listen.js';
 import { SileroVad } from '../../src/pipeline/vad/silero-vad.js';
-import { readWav } from '../../src/pipeline/wav.js';
+import { readWav } from '../../src/audio/wav.js';
 import { heapCounts, heapGrowth } from '../support/heap-snapshot.js';
 
 let vad: SileroVad;

@@ -9,7 +9,7 @@ import type { SilenceFloorDbfs } from '../../src/pipeline/vad/silence-floor.js';
 import { vadContextSamples, vadWindowSamples } from '../../src/pipeline/vad/silero-format.js';
 import { SileroVad } from '../../src/pipeline/vad/silero-vad.js';
 import type { VadSink } from '../../src/pipeline/vad/vad-stream.js';
-import { readWav } from '../../src/pipeline/wav.js';
+import { readWav } from '../../src/audio/wav.js';
 
 const rate = 16_000;
 const windowMs = (vadWindowSamples / rate) * 1000;

@@ -4,13 +4,13 @@
  */
 import { firstValueFrom, from, lastValueFrom, toArray } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sliceFrames, type AudioFrame } from '../../src/pipeline/audio-frame.js';
-import { resampleTo } from '../../src/pipeline/resample.js';
+import { sliceFrames, type AudioFrame } from '../../src/audio/audio-frame.js';
+import { resampleTo } from '../../src/audio/resample.js';
 import { detectSpeech } from '../../src/pipeline/vad/detect-speech.js';
 import type { VadEvent } from '../../src/pipeline/vad/events.js';
 import type { VadOptions } from '../../src/pipeline/vad/options.js';
 import { SileroVad } from '../../src/pipeline/vad/silero-vad.js';
-import { readWav } from '../../src/pipeline/wav.js';
+import { readWav } from '../../src/audio/wav.js';
 
 const fixture = (name: string) => readWav(new URL(`../fixtures/audio/${name}`, import.meta.url).pathname);
 

@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VadEvent } from '../../src/pipeline/vad/events.js';
 import { SileroVad } from '../../src/pipeline/vad/silero-vad.js';
-import { readWav } from '../../src/pipeline/wav.js';
+import { readWav } from '../../src/audio/wav.js';
 import type { StreamingSttProvider, SttStream } from '../../src/providers/stt.js';
 import { SegmentTranscripts } from '../../src/sessions/segment-transcripts.js';
 

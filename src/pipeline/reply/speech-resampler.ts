@@ -1,4 +1,4 @@
-import { Resampler } from '../resampler.js';
+import { Resampler } from '../../audio/resampler.js';
 import type { TtsChunk } from '../../providers/tts.js';
 
 /**

@@ -14,8 +14,8 @@
  * decision by a window, a few where a window sits at the threshold. Inside an utterance, or once a
  * window has reached the threshold, every window goes to the model.
  */
-import { samplesForMs, type AudioFrame } from '../audio-frame.js';
-import { Int16Ring } from '../ring-buffer.js';
+import { samplesForMs, type AudioFrame } from '../../audio/audio-frame.js';
+import { Int16Ring } from '../../audio/ring-buffer.js';
 import type { VadEvent } from './events.js';
 import { resolveVadOptions, type VadOptions } from './options.js';
 import { defaultSilenceFloorDbfs, silenceFloorEnergy, type SilenceFloorDbfs } from './silence-floor.js';

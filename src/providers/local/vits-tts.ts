@@ -1,4 +1,4 @@
-import { float32ToInt16 } from '../../pipeline/audio-frame.js';
+import { float32ToInt16 } from '../../audio/audio-frame.js';
 import type { TtsChunk, TtsProvider, TtsRequest } from '../tts.js';
 import { LocalModel } from './local-model.js';
 import { defaultLocalModelOptions, type LocalModelOptions } from './local-model-options.js';

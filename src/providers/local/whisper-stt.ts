@@ -1,4 +1,4 @@
-import { int16ToFloat32Into } from '../../pipeline/audio-frame.js';
+import { int16ToFloat32Into } from '../../audio/audio-frame.js';
 import { ProviderError } from '../provider-error.js';
 import type { SttProvider, SttRequest } from '../stt.js';
 import { LocalModel } from './local-model.js';

@@ -1,5 +1,5 @@
 import { toFile } from 'openai';
-import { encodeWav } from '../../pipeline/wav.js';
+import { encodeWav } from '../../audio/wav.js';
 import type { SttProvider, SttRequest } from '../stt.js';
 import { openAiClient, type OpenAiEndpoint } from './client.js';
 import { assertConfigured, openAiFailure } from './openai-error.js';

@@ -1,4 +1,4 @@
-import { Pcm16Decoder } from '../pcm16-decoder.js';
+import { Pcm16Decoder } from '../../audio/pcm16-decoder.js';
 import { ProviderError } from '../provider-error.js';
 import type { TtsChunk, TtsProvider, TtsRequest } from '../tts.js';
 import { openAiClient, type OpenAiEndpoint } from './client.js';

@@ -1,5 +1,5 @@
-import { parseWav, WavFormatError } from '../../pipeline/wav.js';
-import { Pcm16Decoder } from '../pcm16-decoder.js';
+import { parseWav, WavFormatError } from '../../audio/wav.js';
+import { Pcm16Decoder } from '../../audio/pcm16-decoder.js';
 
 /** Headers longer than this are not a WAV stream worth waiting for. */
 const maxHeaderBytes = 64 * 1024;

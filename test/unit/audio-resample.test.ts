@@ -1,8 +1,8 @@
 import { firstValueFrom, from, lastValueFrom, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { sliceFrames, type AudioFrame } from '../../src/pipeline/audio-frame.js';
-import { resampleTo } from '../../src/pipeline/resample.js';
-import { Resampler } from '../../src/pipeline/resampler.js';
+import { sliceFrames, type AudioFrame } from '../../src/audio/audio-frame.js';
+import { resampleTo } from '../../src/audio/resample.js';
+import { Resampler } from '../../src/audio/resampler.js';
 
 function sine(hz: number, rate: number, seconds: number, amplitude = 10_000): AudioFrame {
   const samples = Int16Array.from({ length: Math.round(rate * seconds) }, (_, i) =>

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { encodeWav, parseWav, readWav, WavFormatError } from '../../src/pipeline/wav.js';
+import { encodeWav, parseWav, readWav, WavFormatError } from '../../src/audio/wav.js';
 
 const fixture = (name: string) => new URL(`../fixtures/audio/${name}`, import.meta.url).pathname;
 

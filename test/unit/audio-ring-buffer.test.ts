@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Int16Ring } from '../../src/pipeline/ring-buffer.js';
+import { Int16Ring } from '../../src/audio/ring-buffer.js';
 
 const seq = (from: number, count: number) => Int16Array.from({ length: count }, (_, i) => from + i);
 
