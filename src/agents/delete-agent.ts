@@ -1,6 +1,6 @@
 import { NotFoundError } from '../errors.js';
 import type { Store } from '../store/store.js';
-import type { TurnRecorder } from '../turns/turn-recorder.js';
+import type { TurnRecorder } from '../recording/turn-recorder.js';
 
 export interface DeleteAgentDeps {
   store: Store;

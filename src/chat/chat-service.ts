@@ -5,7 +5,7 @@ import type { StoredAgent } from '../records/agent.js';
 import type { Answer, Responder } from '../respond/responder.js';
 import type { RagService } from '../rag/rag-service.js';
 import type { Store } from '../store/store.js';
-import type { SessionRecorder } from '../turns/turn-recorder.js';
+import type { SessionRecorder } from '../recording/turn-recorder.js';
 
 export interface ChatRequest {
   message: string;

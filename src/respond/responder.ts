@@ -7,7 +7,7 @@ import type { WebhookObserver } from '../metrics/operator-metrics.js';
 import type { Session } from '../records/session.js';
 import type { Store } from '../store/store.js';
 import { Toolbox } from '../tools/toolbox.js';
-import type { TurnRecorder } from '../turns/turn-recorder.js';
+import type { TurnRecorder } from '../recording/turn-recorder.js';
 import { toLlmHistory } from './history.js';
 import { answerWithTools } from './tool-loop.js';
 import { withAgentTarget, type CallAction } from '../actions/call-action.js';

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { NotFoundError } from '../errors.js';
 import type { Store } from '../store/store.js';
-import type { TurnRecorder } from '../turns/turn-recorder.js';
+import type { TurnRecorder } from '../recording/turn-recorder.js';
 
 export interface IdleSweeperOptions {
   store: Store;

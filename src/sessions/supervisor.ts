@@ -3,7 +3,7 @@ import type { StoredAgent } from '../records/agent.js';
 import type { Session, SessionEndReason } from '../records/session.js';
 import type { MediaTransport } from './transport/media-transport.js';
 import type { Store } from '../store/store.js';
-import type { TurnRecorder } from '../turns/turn-recorder.js';
+import type { TurnRecorder } from '../recording/turn-recorder.js';
 import { LeaseKeeper, newInstanceId } from './lease-keeper.js';
 
 /** What the supervisor needs of a running session (VoiceSession in production). */

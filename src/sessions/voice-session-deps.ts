@@ -10,7 +10,7 @@ import type { SpeechProviders } from '../providers/speech-providers.js';
 import type { RagService } from '../rag/rag-service.js';
 import type { Responder } from '../respond/responder.js';
 import type { Store } from '../store/store.js';
-import type { TurnRecorder } from '../turns/turn-recorder.js';
+import type { SessionRecorder } from '../recording/turn-recorder.js';
 
 /** What every voice session of a process shares. */
 export interface VoiceSessionDeps {
@@ -25,7 +25,7 @@ export interface VoiceSessionDeps {
   rag: Pick<RagService, 'retrieveContext'>;
   logger: Logger;
   /** Writes every turn: the process's one recorder, so shutdown drains its writes. */
-  recorder: TurnRecorder;
+  recorder: Pick<SessionRecorder, 'ended' | 'writes' | 'inQueue'>;
   /** Bounds on inbound audio (defaults: `defaultIntakeLimits`). */
   intake?: Partial<IntakeLimits> | undefined;
   /** The process-wide backlog of audio waiting for the VAD (default: `processBacklog`). */

@@ -18,9 +18,7 @@ import { defaultPlayoutTiming, playout } from '../pipeline/reply/playout.js';
 import type { StoredAgent } from '../records/agent.js';
 import type { Session } from '../records/session.js';
 import type { MediaTransport } from './transport/media-transport.js';
-import type { TurnRecorder } from '../turns/turn-recorder.js';
 import { isStreaming, type SttProvider } from '../providers/stt.js';
-import { RecordQueue } from './record-queue.js';
 import { SegmentTranscripts } from './segment-transcripts.js';
 import { sessionInput } from './session-input.js';
 import type { VoiceSessionDeps } from './voice-session-deps.js';
@@ -41,8 +39,7 @@ const now = () => performance.now();
  */
 export class VoiceSession {
   readonly done: Promise<EndReason>;
-  private readonly recorder: TurnRecorder;
-  private readonly records: RecordQueue;
+  private readonly recorder: VoiceSessionDeps['recorder'];
   private readonly intake: IntakeStats = { droppedFrames: 0, droppedMs: 0 };
   private actor: SessionActor | null = null;
   private resolveDone!: (reason: EndReason) => void;
@@ -56,7 +53,6 @@ export class VoiceSession {
   ) {
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
     this.recorder = deps.recorder;
-    this.records = new RecordQueue(deps.logger.child({ session_id: session.id }));
   }
 
   /**
@@ -97,8 +93,9 @@ export class VoiceSession {
     const graph: TurnGraph = {
       control,
       transport,
-      recorder: this.recorder,
-      records: this.records,
+      // the turn's writes queue on the session's write queue, each step storing through `inQueue`
+      recorder: this.recorder.inQueue,
+      records: this.recorder.writes,
       agent,
       session,
       now,
@@ -275,8 +272,8 @@ export class VoiceSession {
     if (this.intake.droppedFrames > 0)
       logger.warn({ session_id: this.session.id, ...this.intake }, 'inbound audio dropped during the session');
     try {
-      // Records first: once the client sees `ended`, the session record is final.
-      await this.records.idle();
+      // Records first: the end is queued behind every turn's writes, and once the client sees
+      // `ended`, the session record is final.
       await this.recorder.ended(this.agent, this.session.id, reason, { error, session_type: 'voice' });
     } catch (err) {
       logger.error({ err, session_id: this.session.id }, 'could not record the end of a voice session');

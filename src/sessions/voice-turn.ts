@@ -24,9 +24,13 @@ import type { PlayoutEvent, SpeechChunk } from '../pipeline/reply/playout.js';
 import { reply, type ReplyEvent, type ReplySource, type ReplyStages } from '../pipeline/reply/reply.js';
 import type { CallControl } from '../actions/call-control.js';
 import { transcriptEnding } from '../../machines/turn-words/endpointing.js';
-import { TurnReport, type TurnOrigin, type TurnScope } from './turn-report.js';
+import { TurnReport, type TurnOrigin, type TurnScope } from '../recording/turn-report.js';
+import type { MediaTransport } from './transport/media-transport.js';
+import type { ServerEvent } from './transport/messages.js';
 
 export interface TurnGraph extends TurnScope {
+  /** Where the user is told how the turn goes (captions, audio start and end, a failure). */
+  transport: Pick<MediaTransport, 'send' | 'outputSampleRate'>;
   stages: ReplyStages;
   /** Paces speech out to the transport (a `playout`). */
   speak: OperatorFunction<SpeechChunk, PlayoutEvent>;
@@ -38,7 +42,7 @@ export interface TurnGraph extends TurnScope {
 
 /**
  * The events a reply actor sends the session machine: the reply graph for one turn, reported to
- * the client and the records as it goes (TurnReport), then TRANSCRIBED / AUDIO_STARTED and, once
+ * the client (`told`) and the records (TurnReport) as it goes, then TRANSCRIBED / AUDIO_STARTED and, once
  * the graph has completed, ACT when the answer asked for call control, else REPLY_DONE or
  * REPLY_FAILED (SPEAK_DONE for the greeting). When the
  * machine stops the actor first, the graph is unsubscribed and the report records the cut.
@@ -83,7 +87,7 @@ export function turnEvents(
     const reportFailure = defer(() => {
       if (report === null && held.some((e) => e.type === 'failed')) {
         report = new TurnReport(graph, turn, origin);
-        for (const event of held.splice(0)) report.on(event);
+        for (const event of held.splice(0)) told(graph, report, event);
       }
       return EMPTY;
     });
@@ -92,7 +96,7 @@ export function turnEvents(
         confirmedAt$.pipe(
           tap((at) => {
             report = new TurnReport(graph, turn, decidedAt(origin, at));
-            for (const event of held.splice(0)) report.on(event);
+            for (const event of held.splice(0)) told(graph, report, event);
           }),
           ignoreElements(),
           // a reply that ends unconfirmed (nothing said, or STT failed) ends the turn without it
@@ -100,7 +104,7 @@ export function turnEvents(
         ),
         replied.pipe(
           tap({
-            next: (event) => (report === null ? held.push(event) : report.on(event)),
+            next: (event) => (report === null ? held.push(event) : told(graph, report, event)),
             complete: () => repliedEnd$.next(),
             unsubscribe: () => report?.cut(),
           }),
@@ -111,6 +115,36 @@ export function turnEvents(
       defer(() => of(outcome())),
     );
   });
+}
+
+/** A reply event goes to the turn's records, then to the user as the message it makes, if any. */
+function told(graph: TurnGraph, report: TurnReport, event: ReplyEvent): void {
+  report.on(event);
+  const message = userMessage(event, report, graph.transport.outputSampleRate);
+  if (message !== null) graph.transport.send(message);
+}
+
+/**
+ * What the user is told of a reply event: the `transcript`, `response` captions sentence by
+ * sentence then whole, `audio_start` just before the first frame, `audio_end` once played, and
+ * a failed turn's error.
+ */
+function userMessage(event: ReplyEvent, report: TurnReport, sampleRate: number): ServerEvent | null {
+  const { turn } = report;
+  switch (event.type) {
+    case 'transcribed':
+      return event.text === '' ? null : { type: 'transcript', turn, text: event.text };
+    case 'sentence':
+      return { type: 'response', turn, text: report.answerSoFar, final: false };
+    case 'answered':
+      return { type: 'response', turn, text: event.text, final: true };
+    case 'sentence_audio':
+      return report.startsAudio(event) ? { type: 'audio_start', turn, sample_rate: sampleRate } : null;
+    case 'played':
+      return event.samples > 0 ? { type: 'audio_end', turn } : null;
+    case 'failed':
+      return { type: 'error', code: 'turn_failed', message: 'no answer for this turn' };
+  }
 }
 
 /**

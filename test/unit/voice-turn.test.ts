@@ -17,10 +17,10 @@ import type { StoredAgent } from '../../src/records/agent.js';
 import type { Message } from '../../src/records/conversation.js';
 import type { Session } from '../../src/records/session.js';
 import type { ServerEvent } from '../../src/sessions/transport/messages.js';
-import { RecordQueue } from '../../src/sessions/record-queue.js';
+import { SessionWrites } from '../../src/recording/session-writes.js';
 import { overheardEvents } from '../../src/sessions/voice-checks.js';
 import { turnEvents, type TurnGraph } from '../../src/sessions/voice-turn.js';
-import type { AgentTurn, PlayedTurn, TurnRecorder } from '../../src/turns/turn-recorder.js';
+import type { AgentTurn, PlayedTurn, TurnRecorder } from '../../src/recording/turn-recorder.js';
 
 /**
  * The session machine deciding barge-in over a real reply graph, all in virtual time: the
@@ -75,7 +75,7 @@ async function converse(
     const graph: TurnGraph = {
       transport: { send, outputSampleRate: 1000 },
       recorder,
-      records: new RecordQueue(createLogger('silent')),
+      records: new SessionWrites({ logger: createLogger('silent') }),
       agent: { ...agent, mode: options.mode ?? agent.mode },
       session,
       now: () => ts.now(),

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import type { AsyncEventType } from '../events/event-types.js';
+import type { AsyncEventType } from '../records/event-types.js';
 import type { EventOutbox } from '../events/outbox.js';
-import { outboxEntry, type OutboxEntry } from '../events/outbox-entry.js';
+import { outboxEntry, type OutboxEntry } from '../records/outbox-entry.js';
 import type { TurnObserver } from '../metrics/operator-metrics.js';
 import type { StoredAgent } from '../records/agent.js';
 import type { Message, MessageStatus } from '../records/conversation.js';
@@ -10,6 +10,7 @@ import { newMessage } from '../store/repositories/conversations.js';
 import type { Store } from '../store/store.js';
 import type { ToolOutcome } from '../tools/toolbox.js';
 import { analysisRequest } from '../analysis/analysis-request.js';
+import { recordLost } from './record-lost.js';
 import { SessionWrites } from './session-writes.js';
 
 /** Milliseconds per stage of a turn (stt_ms, response_ms, first_audio_ms, end_to_end_ms, …). */
@@ -67,7 +68,7 @@ export interface PlayedTurn {
  * unreachable (for PARLEY_RECORD_RETRY_MS after each was asked for), and are given up after that
  * with an error log and a `record_lost` error record; the promise then resolves (`ended`: with
  * null). A voice session may therefore fire them without awaiting; awaiting one waits at most that
- * long.
+ * long. The queue is the process's one `SessionWrites` (session-writes.ts).
  */
 export interface TurnRecorder {
   /** Stores the user's message. */
@@ -102,6 +103,13 @@ export interface TurnRecorder {
 export interface SessionRecorder extends TurnRecorder {
   /** Creates the session (and its conversation) and its `session_start` event in one atomic step. */
   started(agent: StoredAgent, input: SessionCreate): Promise<Session>;
+  /** The write queue of voice sessions, for a caller that queues a step of several writes itself. */
+  readonly writes: SessionWrites;
+  /**
+   * The same writes for such a step, run inside it: a voice session's are retried and given up as
+   * above but not queued again (they would wait behind the step that waits for them).
+   */
+  readonly inQueue: TurnRecorder;
   /** Waits for voice writes still queued or retrying, at most `timeoutMs`. */
   drain(timeoutMs: number): Promise<void>;
 }
@@ -120,31 +128,9 @@ export interface TurnRecorderDeps {
   analysis?: { requested(): void } | undefined;
 }
 
-const defaultRetryWindowMs = 30_000;
-
 export function createTurnRecorder(deps: TurnRecorderDeps): SessionRecorder {
   const { store, outbox, logger } = deps;
-  const writes = new SessionWrites({
-    logger,
-    windowMs: deps.retryWindowMs ?? defaultRetryWindowMs,
-    onGiveUp: async (sessionId, what, err) => {
-      try {
-        const agentId = await store.sessions.get(sessionId).then((s) => s.agent_id);
-        await store.errors.record({
-          type: 'record_lost',
-          message: `a voice session's ${what} record could not be stored: ${err instanceof Error ? err.message : String(err)}`,
-          agent_id: agentId,
-          session_id: sessionId,
-          details: { write: what },
-        });
-      } catch (recordErr) {
-        logger.error(
-          { err: recordErr, session_id: sessionId, write: what },
-          'could not write record_lost error record',
-        );
-      }
-    },
-  });
+  const writes = new SessionWrites({ logger, windowMs: deps.retryWindowMs, onGiveUp: recordLost(store, logger) });
 
   /** After a record and its outbox entry are stored: the crash hook, then an immediate relay. */
   const stored = (event: OutboxEntry | null): void => {
@@ -153,12 +139,14 @@ export function createTurnRecorder(deps: TurnRecorderDeps): SessionRecorder {
     outbox.recorded();
   };
 
-  /** Chat writes run now and may reject; voice writes are queued per session, retried, and never reject. */
-  function write<T>(session: { id: string; type: 'chat' | 'voice' }, what: string, run: () => Promise<T>) {
-    return session.type === 'voice' ? writes.run(session.id, what, run) : run();
-  }
-
+  const turns = (write: WriteRunner) => turnWrites(deps, write, stored);
   return {
+    // Chat writes run now and may reject; voice writes are queued per session, retried, and never reject.
+    ...turns((session, what, run) => (session.type === 'voice' ? writes.run(session.id, what, run) : run())),
+    // The same, for a step already queued on `writes`: retried, not queued again.
+    inQueue: turns((session, what, run) => (session.type === 'voice' ? writes.retrying(session.id, what, run) : run())),
+    writes,
+
     async started(agent, input) {
       let event: OutboxEntry | null = null;
       const session = await store.sessions.create(input, Date.now(), (s) => {
@@ -175,6 +163,25 @@ export function createTurnRecorder(deps: TurnRecorderDeps): SessionRecorder {
       return session;
     },
 
+    drain: (timeoutMs) => writes.drain(timeoutMs),
+  };
+}
+
+/** Runs one store step: at once (chat), or on the session's write queue (voice). */
+type WriteRunner = <T>(
+  session: { id: string; type: 'chat' | 'voice' },
+  what: string,
+  run: () => Promise<T>,
+) => Promise<T | undefined>;
+
+/** The turn's records and their events, each stored by `write`; `stored` runs after each stored event. */
+function turnWrites(
+  deps: TurnRecorderDeps,
+  write: WriteRunner,
+  stored: (event: OutboxEntry | null) => void,
+): TurnRecorder {
+  const { store, logger } = deps;
+  return {
     async user(session, turn) {
       const message = newMessage(session.conversation_id, {
         role: 'user',
@@ -287,7 +294,5 @@ export function createTurnRecorder(deps: TurnRecorderDeps): SessionRecorder {
       });
       return ended ?? null;
     },
-
-    drain: (timeoutMs) => writes.drain(timeoutMs),
   };
 }

@@ -3,18 +3,20 @@ import type { ReplyEvent } from '../pipeline/reply/reply.js';
 import type { StoredAgent } from '../records/agent.js';
 import type { Message, MessageStatus } from '../records/conversation.js';
 import type { Session } from '../records/session.js';
-import type { MediaTransport } from './transport/media-transport.js';
-import type { TurnRecorder, TurnTimings } from '../turns/turn-recorder.js';
-import type { RecordQueue } from './record-queue.js';
+import type { SessionWrites } from './session-writes.js';
+import type { TurnRecorder, TurnTimings } from './turn-recorder.js';
 
 /** What a reply speaks for: a user's turn, or a fixed text (the greeting, turn 0). */
 export type TurnOrigin = TurnInput | { kind: 'say'; text: string };
 
 /** What the turns of one session share. */
 export interface TurnScope {
-  transport: Pick<MediaTransport, 'send' | 'outputSampleRate'>;
+  /** The session's transport, for the rate its audio goes out at (how long a playback lasted). */
+  transport: { readonly outputSampleRate: number };
+  /** Stores each record; called inside a step of `records` (a SessionRecorder's `inQueue`). */
   recorder: TurnRecorder;
-  records: RecordQueue;
+  /** The session's write queue: the report's writes run there in the order the turn asked for them. */
+  records: SessionWrites;
   agent: StoredAgent;
   session: Session;
   now: () => number;
@@ -23,11 +25,11 @@ export interface TurnScope {
 const round = (ms: number) => Math.round(ms * 100) / 100;
 
 /**
- * One turn as the client and the records see it, built from the reply graph's events the moment
- * each happens: `transcript`, `response` captions sentence by sentence, `audio_start` just before
- * the first frame, `audio_end` once played; the user's message, the agent's (with `llm_response`)
- * once the answer is whole and its first audio is out (so its timings are complete), and its
- * playback (`audio_ready`). `cut()` records what was spoken when the machine stopped the reply.
+ * One turn as the records see it, built from the reply graph's events the moment each happens:
+ * the user's message, the agent's (with `llm_response`) once the answer is whole and its first
+ * audio is out (so its timings are complete), and its playback (`audio_ready`). `cut()` records
+ * what was spoken when the machine stopped the reply. What the user is told as the turn goes
+ * (captions, audio start and end) is the voice session's (sessions/voice-turn.ts), read from here.
  *
  * Timings (ms, on every agent message): `endpointing_ms` the user stopped speaking → the VAD
  * decided the turn was over; `stt_ms` the transcription; `response_ms` transcript → first
@@ -45,7 +47,8 @@ export class TurnReport {
   private firstAudioAt: number | null = null;
   private firstAudioSentence: number | null = null;
   private answer: string | null = null;
-  private message: Promise<Message | null> | null = null;
+  /** The agent's stored message; undefined when it could not be stored. */
+  private message: Promise<Message | undefined> | null = null;
   private failure: string | null = null;
 
   constructor(
@@ -61,6 +64,11 @@ export class TurnReport {
     return event.type === 'sentence_audio' && event.sentence === this.firstAudioSentence;
   }
 
+  /** The answer's sentences so far, as one caption. */
+  get answerSoFar(): string {
+    return this.sentences.join(' ');
+  }
+
   /** Why the reply failed, once it has; null while it has not. */
   get failed(): string | null {
     return this.failure;
@@ -68,7 +76,6 @@ export class TurnReport {
 
   on(event: ReplyEvent): void {
     const now = this.scope.now();
-    const { transport } = this.scope;
     switch (event.type) {
       case 'transcribed':
         return this.transcribed(event.text, now);
@@ -78,11 +85,9 @@ export class TurnReport {
           this.firstSentenceAt = now;
           this.timings['response_ms'] = round(now - (this.transcribedAt ?? this.startedAt));
         }
-        transport.send({ type: 'response', turn: this.turn, text: this.sentences.join(' '), final: false });
         return;
       case 'answered':
         this.answer = event.text;
-        transport.send({ type: 'response', turn: this.turn, text: event.text, final: true });
         return this.recordAnswerOnceSpoken();
       case 'sentence_audio':
         this.spokenSentences = event.sentence + 1;
@@ -91,15 +96,12 @@ export class TurnReport {
         this.firstAudioSentence = event.sentence;
         this.timings['first_audio_ms'] = round(now - (this.firstSentenceAt ?? now));
         this.timings['end_to_end_ms'] = round(now - this.userDoneAt());
-        transport.send({ type: 'audio_start', turn: this.turn, sample_rate: transport.outputSampleRate });
         return this.recordAnswerOnceSpoken();
       case 'played':
-        if (event.samples > 0) transport.send({ type: 'audio_end', turn: this.turn });
         if (this.message === null && this.answer !== null) this.recordAnswer('complete', this.answer);
-        return this.recordPlayback(false, (event.samples * 1000) / transport.outputSampleRate);
+        return this.recordPlayback(false, (event.samples * 1000) / this.scope.transport.outputSampleRate);
       case 'failed':
         this.failure = event.message;
-        transport.send({ type: 'error', code: 'turn_failed', message: 'no answer for this turn' });
         // A failure after the answer was stored cut its playback short; before, it is the answer.
         if (this.message === null) this.recordAnswer('failed', '', event.errorId);
         else this.recordPlayback(true, this.heardMs(now));
@@ -123,9 +125,9 @@ export class TurnReport {
       this.timings['stt_ms'] = round(now - this.startedAt);
     }
     if (text === '') return;
-    this.scope.transport.send({ type: 'transcript', turn: this.turn, text });
+    const { records, recorder, session } = this.scope;
     const timings = origin.kind === 'audio' ? { ...this.timings } : null;
-    void this.scope.records.run('user message', () => this.scope.recorder.user(this.scope.session, { text, timings }));
+    void records.run(session.id, 'user message', () => recorder.user(session, { text, timings }));
   }
 
   /** When the user was done: speech end (as heard), the text's arrival, or the reply's start. */
@@ -162,7 +164,7 @@ export class TurnReport {
       errorId,
       timings: { ...this.timings },
     } as const;
-    this.message = this.scope.records.run('agent message', () => recorder.answered(agent, session, turn));
+    this.message = this.scope.records.run(session.id, 'agent message', () => recorder.answered(agent, session, turn));
   }
 
   private recordPlayback(interrupted: boolean, durationMs: number): void {
@@ -176,9 +178,11 @@ export class TurnReport {
       durationMs,
       timings: { ...this.timings },
     };
-    void this.scope.records.run('playback', async () => {
+    // The playback needs its answer's id: this step waits for the answer's (queued before it), and
+    // the writes asked for after it wait for this one.
+    void this.scope.records.run(session.id, 'playback', async () => {
       const stored = await message;
-      if (stored !== null) await recorder.played(agent, session, stored.id, played);
+      if (stored !== undefined) await recorder.played(agent, session, stored.id, played);
     });
   }
 }
