@@ -21,10 +21,10 @@ import { Responder } from './respond/responder.js';
 import { IdleSweeper } from './sessions/idle-sweeper.js';
 import { SessionReaper } from './sessions/session-reaper.js';
 import { SessionSupervisor } from './sessions/supervisor.js';
-import { VoiceSessions } from './sessions/voice-grants.js';
+import { VoiceSessions } from './realtime/session-grants.js';
 import { VoiceSession } from './sessions/voice-session.js';
 import type { Store } from './store/store.js';
-import { createTurnRecorder, type SessionRecorder } from './turns/turn-recorder.js';
+import { createTurnRecorder, type SessionRecorder } from './recording/turn-recorder.js';
 
 /** The domain services behind the SDK API, built once per process. */
 export interface Services {

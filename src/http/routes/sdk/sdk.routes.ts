@@ -1,5 +1,5 @@
 import type { ChatService } from '../../../chat/chat-service.js';
-import type { VoiceSessions } from '../../../sessions/voice-grants.js';
+import type { VoiceSessions } from '../../../realtime/session-grants.js';
 import { authenticatedAgent } from '../../middleware/sdk-gate.js';
 import { defineRoute, type RouteDef } from '../../route.js';
 import { chatBody, chatResponse, sessionBody, sessionResponse } from './sdk.schema.js';

@@ -3,10 +3,10 @@ import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { StoredAgent } from '../records/agent.js';
 import type { Store } from '../store/store.js';
-import type { SessionRecorder } from '../turns/turn-recorder.js';
-import { clientUrl, mintParticipantToken, type LivekitCredentials } from '../realtime/livekit/tokens.js';
-import { mediaPath } from '../realtime/websocket/media-server.js';
-import type { MediaTokens } from '../realtime/websocket/media-token.js';
+import type { SessionRecorder } from '../recording/turn-recorder.js';
+import { clientUrl, mintParticipantToken, type LivekitCredentials } from './livekit/tokens.js';
+import { mediaPath } from './websocket/media-server.js';
+import type { MediaTokens } from './websocket/media-token.js';
 
 export interface VoiceSessionGrant {
   session_id: string;
