@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { transferTargetSchema } from '../records/transfer-target.js';
 
 /**
  * Call control: what an answer may ask of the session beside its words. `end_call` hangs up once
@@ -13,16 +14,6 @@ export type CallAction = { type: 'end_call' } | { type: 'transfer'; to: string |
 export function endReasonOf(action: CallAction): 'agent_hangup' | 'transferred' {
   return action.type === 'end_call' ? 'agent_hangup' : 'transferred';
 }
-
-/** A SIP URI (`sip:`/`sips:`), a `tel:` URI, or a phone number such as +15105550100. */
-export const transferTargetSchema = z
-  .string()
-  .trim()
-  .max(256)
-  .regex(
-    /^(sips?:[^\s@]+@[^\s]+|sips?:\+?[0-9]{3,20}|tel:\+?[0-9*#][0-9*#().-]{1,31}|\+?[0-9][0-9 ().-]{2,31})$/,
-    'must be a SIP URI (sip:user@host), a tel: URI or a phone number such as +15105550100',
-  );
 
 /** The `action` a webhook reply may carry (SPEC's `{response}` plus this; other fields ignored). */
 export const webhookActionSchema = z.discriminatedUnion('type', [

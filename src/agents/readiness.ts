@@ -1,6 +1,6 @@
 import type { Usability } from '../providers/built-in/usability.js';
 import type { BuiltInPreset } from '../providers/built-in/built-in-preset.js';
-import type { Capability } from '../providers/catalog.js';
+import type { Capability } from '../records/provider-catalog.js';
 import type { StoredAgent } from '../records/agent.js';
 import type { PipelineSettings, PipelineSettingsOf } from './pipeline-settings.js';
 

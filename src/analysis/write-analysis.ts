@@ -2,7 +2,7 @@ import type { LlmProvider } from '../providers/llm.js';
 import type { Message } from '../records/conversation.js';
 import type { StoredPreset } from '../records/preset.js';
 import { describeErrors, validatorFor } from '../records/json-schema.js';
-import type { AnalysisSettings } from './analysis-settings.js';
+import type { AnalysisSettings } from '../records/analysis-settings.js';
 
 export interface AnalysisCall {
   /** The conversation, oldest first. */

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { StoredPreset } from '../records/preset.js';
-import { findProvider } from './catalog.js';
+import { findProvider } from '../records/provider-catalog.js';
 import { LlamaLlm, type LlamaModelOptions } from './llama/llama-llm.js';
 import { SharedLlamaModel } from './llama/shared-llama-model.js';
 import type { LlmProvider } from './llm.js';

@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import { providers as catalog, type Capability } from './catalog.js';
+import { providers as catalog, type Capability } from '../records/provider-catalog.js';
 import { EspeakProbe } from './espeak/espeak-probe.js';
 import { FliteProbe } from './flite/flite-probe.js';
 import { providerAvailability, type ProviderAvailability, type StatusSources } from './status/availability.js';

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { isId } from '../ids.js';
-import { transferTargetSchema } from '../actions/call-action.js';
-import { analysisSettingsSchema, type AnalysisSettings } from '../analysis/analysis-settings.js';
+import { transferTargetSchema } from './transfer-target.js';
+import { analysisSettingsSchema, type AnalysisSettings } from './analysis-settings.js';
 import { httpUrlSchema, metadataSchema, timestampSchema } from './common.js';
-import { toolSettingsSchema, toolsSchema, type ToolSettings } from '../tools/tool-settings.js';
+import { toolSettingsSchema, toolsSchema, type ToolSettings } from './tool-settings.js';
 import { defaultTurnTakingSettings, turnTakingRecordShape, turnTakingSettingsShape } from './turn-taking.js';
 
 export const agentModes = ['enhanced', 'passthrough'] as const;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { findProvider, providerNames, type Capability } from '../providers/catalog.js';
+import { findProvider, providerNames, type Capability } from './provider-catalog.js';
 import { metadataSchema, timestampSchema, whenFieldsParsed } from './common.js';
 
 function providerEnum(capability: Capability) {

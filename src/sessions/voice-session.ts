@@ -11,8 +11,8 @@ import {
   type SessionEvent,
   type SpeakInput,
 } from '../../machines/session.machine.js';
-import { CallControl } from '../actions/call-control.js';
-import { performCallAction } from '../actions/perform-action.js';
+import { CallControl } from './call-control.js';
+import { performCallAction } from './perform-action.js';
 import type { IntakeStats, OverrunReason } from '../pipeline/intake/limits.js';
 import { defaultPlayoutTiming, playout } from '../pipeline/reply/playout.js';
 import type { StoredAgent } from '../records/agent.js';

@@ -7,7 +7,7 @@ import { ProviderError } from '../providers/provider-error.js';
 import type { StoredAgent } from '../records/agent.js';
 import type { Session } from '../records/session.js';
 import { AnswerFailed } from '../respond/responder.js';
-import type { CallControl } from '../actions/call-control.js';
+import type { CallControl } from './call-control.js';
 import type { VoiceSessionDeps } from './voice-session-deps.js';
 import type { SegmentTranscripts } from './segment-transcripts.js';
 import type { PipelineSettings } from '../agents/pipeline-settings.js';

@@ -22,7 +22,7 @@ import {
 import type { SessionEvent } from '../../machines/session.machine.js';
 import type { PlayoutEvent, SpeechChunk } from '../pipeline/reply/playout.js';
 import { reply, type ReplyEvent, type ReplySource, type ReplyStages } from '../pipeline/reply/reply.js';
-import type { CallControl } from '../actions/call-control.js';
+import type { CallControl } from './call-control.js';
 import { transcriptEnding } from '../../machines/turn-words/endpointing.js';
 import { TurnReport, type TurnOrigin, type TurnScope } from '../recording/turn-report.js';
 import type { MediaTransport } from './transport/media-transport.js';

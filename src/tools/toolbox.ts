@@ -7,7 +7,7 @@ import type { Store } from '../store/store.js';
 import { describeErrors, validatorFor } from '../records/json-schema.js';
 import { builtInTools, type BuiltInTool, type TurnEnding } from './built-in.js';
 import { postToolCall, type ToolFailure, type ToolResult } from './tool-call.js';
-import { toolUrlProblem, type ToolSettings } from './tool-settings.js';
+import { toolUrlProblem, type ToolSettings } from '../records/tool-settings.js';
 
 /** Whose turn a tool call belongs to. */
 export interface ToolContext {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { providersHealthSchema } from '../../src/http/routes/health/health.schema.js';
-import { providers as catalog } from '../../src/providers/catalog.js';
+import { providers as catalog } from '../../src/records/provider-catalog.js';
 import type { ProviderRegistryOptions } from '../../src/providers/registry.js';
 import { providerAvailabilitySchema } from '../../src/records/preset.js';
 import { tinyGguf } from '../../scripts/make-tiny-gguf.js';

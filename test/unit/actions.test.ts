@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { builtInActions } from '../../src/actions/built-in-actions.js';
+import { builtInActions } from '../../src/tools/built-in.js';
 import { parseWebhookAction, sipTransferUri, withAgentTarget } from '../../src/actions/call-action.js';
 import { validatorFor as compileSchema } from '../../src/records/json-schema.js';
 import { defaultAgentSettings, type StoredAgent } from '../../src/records/agent.js';

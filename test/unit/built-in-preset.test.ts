@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { providers as catalog } from '../../src/providers/catalog.js';
+import { providers as catalog } from '../../src/records/provider-catalog.js';
 import { builtInOrder, chooseBuiltIn } from '../../src/providers/built-in/built-in-preset.js';
 import { Usability } from '../../src/providers/built-in/usability.js';
 import type { ProviderAvailability } from '../../src/providers/registry.js';

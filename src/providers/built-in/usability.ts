@@ -1,4 +1,4 @@
-import type { Capability } from '../catalog.js';
+import type { Capability } from '../../records/provider-catalog.js';
 import type { ProviderAvailability } from '../status/availability.js';
 
 /** A preset section as far as usability goes: its provider, model and (TTS) voice. */

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Config } from '../../config.js';
 import type { providerAvailabilitySchema } from '../../records/preset.js';
-import type { ProviderInfo } from '../catalog.js';
+import type { ProviderInfo } from '../../records/provider-catalog.js';
 import type { EspeakProbe } from '../espeak/espeak-probe.js';
 import type { FliteProbe } from '../flite/flite-probe.js';
 import { pocketsphinxProblem } from '../pocketsphinx/sphinx-probe.js';

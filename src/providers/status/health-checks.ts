@@ -1,4 +1,4 @@
-import { providers as catalog, type Capability, type ProviderInfo } from '../catalog.js';
+import { providers as catalog, type Capability, type ProviderInfo } from '../../records/provider-catalog.js';
 import { programOf, remoteReason, type StatusSources } from './availability.js';
 import { describeError, roundMs } from './describe-error.js';
 import { pocketsphinxProblem } from '../pocketsphinx/sphinx-probe.js';

@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { access, readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { ProviderInfo } from '../catalog.js';
+import type { ProviderInfo } from '../../records/provider-catalog.js';
 
 async function isFile(path: string): Promise<boolean> {
   return stat(path).then(

@@ -12,7 +12,7 @@ import {
   type AgentStats,
   type StoredAgent,
 } from '../../records/agent.js';
-import { BoundedCache } from '../bounded-cache.js';
+import { BoundedCache } from '../../bounded-cache.js';
 import type { Keys } from '../keys.js';
 import { loadJson, pageByScore, type Page, type PageQuery } from '../pagination.js';
 import type { Redis } from '../redis.js';

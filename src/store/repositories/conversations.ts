@@ -1,5 +1,5 @@
 import { isoNow } from '../../records/timestamps.js';
-import { entryArg, type OutboxEntry } from '../../events/outbox-entry.js';
+import { entryArg, type OutboxEntry } from '../../records/outbox-entry.js';
 import { AppError, NotFoundError, ValidationError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type {
@@ -12,7 +12,7 @@ import type {
 } from '../../records/conversation.js';
 import type { Session } from '../../records/session.js';
 import { int, jsonField, loadHashes, text, textOrNull, type Hash } from '../hashes.js';
-import { BoundedCache } from '../bounded-cache.js';
+import { BoundedCache } from '../../bounded-cache.js';
 import type { Keys } from '../keys.js';
 import { decodeCursor, matchesFields, pageByScore, type Page, type PageQuery } from '../pagination.js';
 import type { Redis } from '../redis.js';

@@ -8,8 +8,8 @@ import { defineRoute, type RouteDef } from '../../route.js';
 import { agentSessionsQuery, sessionPageSchema } from '../sessions/sessions.schema.js';
 import { agentIdParams, agentViewSchema, listAgentsQuery } from './agents.schema.js';
 import type { RagService } from '../../../rag/rag-service.js';
-import { toolUrlProblems } from '../../../tools/tool-settings.js';
-import type { TurnRecorder } from '../../../turns/turn-recorder.js';
+import { toolUrlProblems } from '../../../records/tool-settings.js';
+import type { TurnRecorder } from '../../../recording/turn-recorder.js';
 
 const tag = 'Agents';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { builtInPresetSchema } from '../../../records/preset.js';
-import { capabilities } from '../../../providers/catalog.js';
+import { capabilities } from '../../../records/provider-catalog.js';
 
 export const healthSchema = z
   .object({

@@ -1,6 +1,6 @@
-import { isoNow } from '../records/timestamps.js';
+import { isoNow } from './timestamps.js';
 import { newId } from '../ids.js';
-import type { StoredAgent } from '../records/agent.js';
+import type { StoredAgent } from './agent.js';
 import type { AsyncEventType, EventEnvelope } from './event-types.js';
 
 /**

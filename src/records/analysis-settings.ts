@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { validatorFor } from '../records/json-schema.js';
+import { validatorFor } from './json-schema.js';
 
 /** An operator's JSON Schema for the structured fields: an object schema that ajv compiles. */
 const analysisSchemaField = z

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { FieldProblem } from '../errors.js';
-import { httpUrlSchema, isObject } from '../records/common.js';
-import { schemaProblem } from '../records/json-schema.js';
+import { httpUrlSchema, isObject } from './common.js';
+import { schemaProblem } from './json-schema.js';
 
 /** Longest a tool call may take, and the default. */
 export const maxToolTimeoutMs = 60_000;

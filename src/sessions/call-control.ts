@@ -1,4 +1,4 @@
-import type { CallAction } from './call-action.js';
+import type { CallAction } from '../actions/call-action.js';
 
 /**
  * The call control asked for during a voice session's current turn. The answer stage reports it

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import type { StoredAgent } from '../records/agent.js';
-import type { MediaTransport } from '../sessions/transport/media-transport.js';
+import type { MediaTransport } from './transport/media-transport.js';
 import type { Store } from '../store/store.js';
-import { endReasonOf, type CallAction } from './call-action.js';
+import { endReasonOf, type CallAction } from '../actions/call-action.js';
 
 export interface ActionScope {
   agent: StoredAgent;
