@@ -21,7 +21,7 @@ import { dirname, join, resolve } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
-import { projectRoot } from '../src/boot/project-root.js';
+import { projectRoot } from '../src/project-root.js';
 
 interface ManifestFile {
   path: string;

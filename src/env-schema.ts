@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { defaultSilenceFloorDbfs, isSilenceFloor } from './pipeline/vad/silence-floor.js';
 
 /**
  * The environment variables Parley reads and how each is checked (src/config.ts turns the result
@@ -7,6 +6,21 @@ import { defaultSilenceFloorDbfs, isSilenceFloor } from './pipeline/vad/silence-
  * (`PORT`, `REDIS_URL`, `OPENAI_*`, `LIVEKIT_*`, `MODELS_DIR`, `NODE_ENV`). The README's
  * configuration table mirrors this schema; keep them in step.
  */
+
+/**
+ * The VAD's silence floor (src/pipeline/vad/silence-floor.ts): a level in dBFS (a window's RMS
+ * against int16 full scale, 32768), or `off`: every window goes to the model.
+ */
+export type SilenceFloorDbfs = number | 'off';
+
+/** -60 dBFS: RMS 33 of 32768, well under speech and above digital silence and dither (~-90). */
+export const defaultSilenceFloorDbfs = -60;
+export const minSilenceFloorDbfs = -120;
+
+/** Whether `floor` is a level the VAD takes: -120..0 dBFS, or `off`. */
+export function isSilenceFloor(floor: SilenceFloorDbfs): boolean {
+  return floor === 'off' || (floor >= minSilenceFloorDbfs && floor <= 0);
+}
 
 const optionalString = z
   .string()

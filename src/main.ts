@@ -11,6 +11,7 @@ import { serveParley, shownUrl } from './boot/serve.js';
 import { Shutdown } from './boot/shutdown.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger } from './logger.js';
+import type { Parley } from './parley.js';
 
 type Crash = (err: unknown, what: string) => never;
 
@@ -81,7 +82,7 @@ async function boot(config: Config, logger: Logger, shutdown: Shutdown, crash: C
   const resolved = { adminApiKey: adminKey.key, redisUrl };
   let port: number;
   if (config.workers === 1) {
-    port = (await serveParley(config, resolved, logger, shutdown)).port;
+    port = (await serveParley(config, () => openParleyOn(config, resolved, logger), shutdown)).port;
   } else {
     const pool = new WorkerPool({
       size: config.workers,
@@ -120,9 +121,20 @@ async function boot(config: Config, logger: Logger, shutdown: Shutdown, crash: C
 
 /** A cluster worker: Parley on the shared port, with the primary's admin key and Redis URL. */
 async function runWorker(config: Config, slot: BootMessage, logger: Logger, shutdown: Shutdown): Promise<void> {
-  const { parley, port } = await serveParley(config, slot, logger, shutdown);
+  const { parley, port } = await serveParley(config, () => openParleyOn(config, slot, logger), shutdown);
   parley.metrics.joinCluster(slot.slot, serveClusterMetrics(parley.metrics, logger));
   reportReady(port);
+}
+
+/** Parley on the resolved admin key and Redis URL (the single process's, or a cluster worker's). */
+async function openParleyOn(
+  config: Config,
+  resolved: { adminApiKey: string; redisUrl: string },
+  logger: Logger,
+): Promise<Parley> {
+  // Loaded only now: a bad config or a missing redis-server is reported before the app's modules load.
+  const { openParley } = await import('./parley.js');
+  return openParley(Object.freeze({ ...config, ...resolved }), logger);
 }
 
 /** The config, or exit 1 after one stderr line per bad variable. */

@@ -1,22 +1,26 @@
-import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import type { Parley } from '../parley.js';
 import { BootError } from './boot-error.js';
 import type { Shutdown } from './shutdown.js';
 
+/** What serving needs of the app it opens (src/parley.ts's Parley; boot/ does not import it). */
+export interface Servable {
+  /** Starts the HTTP server; resolves with the bound port. */
+  listen(): Promise<number>;
+  /** Stops accepting requests, drains, and closes what the app opened. */
+  close(): Promise<void>;
+}
+
 /**
- * Opens Parley on the resolved admin key and Redis URL, registers its shutdown step and listens:
- * the single process does this, and so does each cluster worker (on the port they share).
+ * Opens Parley with `open` (main.ts loads src/parley.ts only there), registers its shutdown step
+ * and listens: the single process does this, and so does each cluster worker (on the port they
+ * share).
  */
-export async function serveParley(
+export async function serveParley<App extends Servable>(
   config: Config,
-  resolved: { adminApiKey: string; redisUrl: string },
-  logger: Logger,
+  open: () => Promise<App>,
   shutdown: Shutdown,
-): Promise<{ parley: Parley; port: number }> {
-  // Loaded only now: a bad config or a missing redis-server is reported before the app's modules load.
-  const { openParley } = await import('../parley.js');
-  const parley = await openParley(Object.freeze({ ...config, ...resolved }), logger);
+): Promise<{ parley: App; port: number }> {
+  const parley = await open();
   shutdown.add('parley', () => parley.close());
   try {
     return { parley, port: await parley.listen() };

@@ -1,11 +1,18 @@
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { Logger } from 'pino';
+import type { ProviderDemand } from '../agents/provider-demand.js';
+import type { AgentReadiness } from '../agents/readiness.js';
+import type { ChatService } from '../chat/chat-service.js';
 import type { Config } from '../config.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import type { Metrics } from '../metrics/process-metrics.js';
-import type { Services } from '../services.js';
+import type { RagService } from '../rag/rag-service.js';
+import type { TokenBucket } from '../ratelimit/token-bucket.js';
+import type { LivekitPlane } from '../realtime/livekit/livekit-plane.js';
+import type { VoiceSessions } from '../realtime/session-grants.js';
 import type { Store } from '../store/store.js';
+import type { SessionRecorder } from '../recording/turn-recorder.js';
 import type { Area } from './areas.js';
 import { dispatchRoutes } from './dispatch.js';
 import { accessLog } from './middleware/access-log.js';
@@ -29,7 +36,22 @@ export interface AppDeps {
   logger: Logger;
   registry: ProviderRegistry;
   metrics: Metrics;
-  services: Services;
+  services: AppServices;
+}
+
+/**
+ * The domain services the routes call: those src/services.ts builds, narrowed to what HTTP uses
+ * (http/ does not import the composition root).
+ */
+export interface AppServices {
+  rateLimit: TokenBucket;
+  recorder: SessionRecorder;
+  chat: ChatService;
+  voice: VoiceSessions;
+  readiness: AgentReadiness;
+  demand: ProviderDemand;
+  rag: RagService;
+  livekit: LivekitPlane;
 }
 
 export interface ParleyApp {

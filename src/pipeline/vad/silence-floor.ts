@@ -4,19 +4,11 @@
  * ~0 anyway, and on a clean line most of the audio between utterances is that (vad-stream.ts
  * applies it; a noisy line skips fewer windows).
  */
+import { isSilenceFloor, minSilenceFloorDbfs, type SilenceFloorDbfs } from '../../env-schema.js';
 import { vadWindowSamples } from './silero-format.js';
 
-/** A level in dBFS (a window's RMS against int16 full scale, 32768), or `off`: every window goes to the model. */
-export type SilenceFloorDbfs = number | 'off';
-
-/** -60 dBFS: RMS 33 of 32768, well under speech and above digital silence and dither (~-90). */
-export const defaultSilenceFloorDbfs = -60;
-const minSilenceFloorDbfs = -120;
-
-/** Whether `floor` is a level the VAD takes: -120..0 dBFS, or `off` (PARLEY_VAD_SILENCE_FLOOR_DBFS checks it too). */
-export function isSilenceFloor(floor: SilenceFloorDbfs): boolean {
-  return floor === 'off' || (floor >= minSilenceFloorDbfs && floor <= 0);
-}
+// The levels the floor takes are the setting's (PARLEY_VAD_SILENCE_FLOOR_DBFS), defined with it.
+export { defaultSilenceFloorDbfs, isSilenceFloor, type SilenceFloorDbfs } from '../../env-schema.js';
 
 /**
  * A window's energy (the sum of the squares of its samples as floats in [-1, 1)) below which it is
