@@ -2,10 +2,9 @@
 // test/unit/import-graph.test.ts (scripts/import-graph.ts, which adds the one rule dependency-
 // cruiser cannot say: no cycle between two folders of src/). Ad hoc: `npx depcruise src machines`.
 //
-// The kernel (src/*.ts but the composition roots: config, env-schema, errors, ids, logger,
-// project-root, version) may be imported by every folder and imports no folder. The composition
-// roots (src/main.ts, src/parley.ts, src/services.ts) may import every folder; no folder imports
-// them. Type-only imports count: a folder that needs a type from another depends on it.
+// The kernel (the other files directly in src/: config, env-schema, errors, ids, logger and the
+// like) may be imported by every folder and imports no folder. The composition roots (src/main.ts,
+// src/parley.ts, src/services.ts) may import every folder; no folder imports them. Type-only imports count: a folder that needs a type from another depends on it.
 
 /** The files of src/ that wire the folders together. */
 const compositionRoots = '^src/(main|parley|services)[.]ts$';
