@@ -34,6 +34,15 @@ export class NotFoundError extends AppError {
   }
 }
 
+/**
+ * `.catch(nullIfNotFound)`: a record that is not there reads as null; any other failure (Redis
+ * unreachable) still rejects, so an outage is never taken for "not found".
+ */
+export function nullIfNotFound(err: unknown): null {
+  if (err instanceof NotFoundError) return null;
+  throw err;
+}
+
 export class UnauthorizedError extends AppError {
   constructor(message = 'missing or invalid credentials') {
     super(401, 'unauthorized', message);

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
-import { NotFoundError } from '../errors.js';
+import { nullIfNotFound } from '../errors.js';
 import { reapHolder, type ReapReason } from '../store/repositories/session-leases.js';
 import type { Store } from '../store/store.js';
-import type { TurnRecorder } from '../turns/turn-recorder.js';
+import type { TurnRecorder } from '../recording/turn-recorder.js';
 
 export interface SessionReaperOptions {
   store: Pick<Store, 'leases' | 'sessions' | 'agents'>;
@@ -128,9 +128,4 @@ export class SessionReaper {
       return false;
     }
   }
-}
-
-function nullIfNotFound(err: unknown): null {
-  if (err instanceof NotFoundError) return null;
-  throw err;
 }

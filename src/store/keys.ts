@@ -167,7 +167,7 @@ export class Keys {
     return this.k('rag', 'agents');
   }
 
-  // LiveKit (src/realtime/livekit)
+  // LiveKit (repositories/livekit.ts)
   /** Parley instances by last heartbeat (zset, ms), for worker-status. */
   livekitInstances(): string {
     return this.k('livekit', 'instances');

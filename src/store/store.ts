@@ -4,6 +4,7 @@ import { AgentRepository } from './repositories/agents.js';
 import { ConversationRepository } from './repositories/conversations.js';
 import { DocumentRepository } from './repositories/documents.js';
 import { ErrorRepository } from './repositories/errors.js';
+import { LivekitRepository } from './repositories/livekit.js';
 import { PresetRepository } from './repositories/presets.js';
 import { SessionLeaseRepository } from './repositories/session-leases.js';
 import { SessionRepository } from './repositories/sessions.js';
@@ -18,6 +19,7 @@ export class Store {
   readonly errors: ErrorRepository;
   readonly documents: DocumentRepository;
   readonly leases: SessionLeaseRepository;
+  readonly livekit: LivekitRepository;
 
   constructor(
     readonly redis: Redis,
@@ -31,6 +33,7 @@ export class Store {
     this.errors = new ErrorRepository(redis, this.keys, this.agents);
     this.documents = new DocumentRepository(redis, this.keys);
     this.leases = new SessionLeaseRepository(redis, this.keys);
+    this.livekit = new LivekitRepository(redis, this.keys);
   }
 
   /** Round-trip time to Redis in ms; throws when Redis is unreachable. */

@@ -72,13 +72,7 @@ export class Heartbeat {
     const now = Date.now();
     const status: InstanceStatus = { ...this.o.snapshot(), last_heartbeat_at: new Date(now).toISOString() };
     try {
-      await store.redis
-        .multi()
-        .set(store.keys.livekitInstance(this.o.instanceId), JSON.stringify(status), {
-          PX: this.intervalMs * staleAfterBeats,
-        })
-        .zAdd(store.keys.livekitInstances(), { score: now, value: this.o.instanceId })
-        .exec();
+      await store.livekit.beat(this.o.instanceId, JSON.stringify(status), now, this.intervalMs * staleAfterBeats);
     } catch (err) {
       this.o.logger.warn({ err }, 'could not write the instance heartbeat');
     }
@@ -87,25 +81,16 @@ export class Heartbeat {
   async stop(): Promise<void> {
     clearInterval(this.timer);
     this.timer = undefined;
-    const { store } = this.o;
-    await store.redis
-      .multi()
-      .del(store.keys.livekitInstance(this.o.instanceId))
-      .zRem(store.keys.livekitInstances(), this.o.instanceId)
-      .exec()
+    await this.o.store.livekit
+      .removeInstance(this.o.instanceId)
       .catch((err: unknown) => this.o.logger.warn({ err }, 'could not remove the instance heartbeat'));
   }
 }
 
 /** Every instance with a live heartbeat, oldest first; stale index entries are pruned. */
 export async function readInstances(store: Store, intervalMs = 2_500): Promise<InstanceStatus[]> {
-  const index = store.keys.livekitInstances();
-  await store.redis.zRemRangeByScore(index, '-inf', `(${Date.now() - intervalMs * staleAfterBeats}`);
-  const ids = await store.redis.zRange(index, 0, -1);
-  if (ids.length === 0) return [];
-  const values = await store.redis.mGet(ids.map((id) => store.keys.livekitInstance(id)));
+  const values = await store.livekit.heartbeats(Date.now() - intervalMs * staleAfterBeats);
   return values.flatMap((value) => {
-    if (value === null) return [];
     const parsed = instanceStatusSchema.safeParse(JSON.parse(value));
     return parsed.success ? [parsed.data] : [];
   });

@@ -1,11 +1,12 @@
 import { JobStatus, type Job } from '@livekit/protocol';
 import type { Logger } from 'pino';
+import { nullIfNotFound } from '../../errors.js';
 import type { EventOutbox } from '../../events/outbox.js';
 import type { StoredAgent } from '../../records/agent.js';
 import type { Session, SessionEndReason } from '../../records/session.js';
 import type { AttachRefusal, SessionSupervisor } from '../../sessions/supervisor.js';
 import type { Store } from '../../store/store.js';
-import type { SessionRecorder } from '../../turns/turn-recorder.js';
+import type { SessionRecorder } from '../../recording/turn-recorder.js';
 import type { AgentRoom, RoomConnector } from './agent-room.js';
 import { LivekitTransport, type SipTransfer } from './livekit-transport.js';
 
@@ -224,17 +225,31 @@ export class LivekitJob {
     this.left = true;
     const { deps } = this;
     try {
-      if (this.linked) await deps.store.redis.del(deps.store.keys.livekitRoom(this.roomName));
+      if (this.linked) await deps.store.livekit.unlinkRoom(this.roomName);
       await this.room?.disconnect();
     } catch (err) {
       deps.logger.warn({ err, job_id: this.job.id }, 'leaving the LiveKit room failed');
     }
-    if (this.failure === null && this.sessionId !== null) {
-      const session = await deps.store.sessions.get(this.sessionId).catch(() => null);
-      if (session?.end_reason === 'error') this.failure = 'the voice session failed';
-    }
+    if (this.failure === null && this.sessionId !== null) this.failure = await this.sessionFailure(this.sessionId);
     deps.status(this.job.id, this.failure === null ? JobStatus.JS_SUCCESS : JobStatus.JS_FAILED, this.failure ?? '');
     this.resolveDone();
+  }
+
+  /**
+   * Why the job failed, as its session's record says (null: it did not, or the record is gone).
+   * A store that cannot be read is not taken for a missing record: the job reports that instead.
+   */
+  private async sessionFailure(sessionId: string): Promise<string | null> {
+    try {
+      const session = await this.deps.store.sessions.get(sessionId).catch(nullIfNotFound);
+      return session?.end_reason === 'error' ? 'the voice session failed' : null;
+    } catch (err) {
+      this.deps.logger.warn(
+        { err, job_id: this.job.id, session_id: sessionId },
+        'could not read the session at job end',
+      );
+      return 'the session could not be read: the store (Redis) is unavailable';
+    }
   }
 
   /** A session for a job nobody opened through the SDK (dispatch API, SIP, another token). */
@@ -253,12 +268,10 @@ export class LivekitJob {
 
   /** Room → session and job, for the rooms endpoint (rooms not named after their session included). */
   private async link(sessionId: string): Promise<void> {
-    const { store } = this.deps;
-    const key = store.keys.livekitRoom(this.roomName);
     this.linked = true;
-    await store.redis
-      .multi()
-      .hSet(key, {
+    await this.deps.store.livekit.linkRoom(
+      this.roomName,
+      {
         session_id: sessionId,
         agent_id: this.plan.agent.id,
         job_id: this.job.id,
@@ -266,9 +279,9 @@ export class LivekitJob {
         instance_id: this.deps.instanceId,
         participant: this.userIdentity ?? '',
         started_ms: String(this.startedAt),
-      })
-      .pExpire(key, linkTtlMs)
-      .exec();
+      },
+      linkTtlMs,
+    );
   }
 }
 

@@ -1,7 +1,8 @@
 import type { Room } from '@livekit/protocol';
-import { NotFoundError } from '../../errors.js';
+import { nullIfNotFound } from '../../errors.js';
 import { isId } from '../../ids.js';
 import type { Session } from '../../records/session.js';
+import type { RoomLink } from '../../store/repositories/livekit.js';
 import type { Store } from '../../store/store.js';
 import type { LivekitApi } from './api.js';
 import { readInstances, type InstanceStatus } from './heartbeat.js';
@@ -34,19 +35,16 @@ const sdkRoom = /^parley-(ses_[0-9a-z]{26})$/;
  */
 export async function listRooms(api: LivekitApi, store: Store, now = Date.now()): Promise<RoomEntry[]> {
   const rooms = await api.listRooms();
-  const links = await Promise.all(rooms.map((r) => store.redis.hGetAll(store.keys.livekitRoom(r.name))));
-  return Promise.all(rooms.map((room, i) => entry(room, { ...links[i] }, store, now)));
+  const links = await store.livekit.roomLinks(rooms.map((r) => r.name));
+  return Promise.all(rooms.map((room, i) => entry(room, links[i] ?? {}, store, now)));
 }
 
-async function entry(room: Room, link: Record<string, string>, store: Store, now: number): Promise<RoomEntry> {
+async function entry(room: Room, link: Partial<RoomLink>, store: Store, now: number): Promise<RoomEntry> {
   const createdMs = Number(room.creationTimeMs) || Number(room.creationTime) * 1000;
-  const sessionId = link['session_id'] ?? sdkRoom.exec(room.name)?.[1];
+  const sessionId = link.session_id ?? sdkRoom.exec(room.name)?.[1];
   const session =
     sessionId !== undefined && isId('session', sessionId)
-      ? await store.sessions.get(sessionId).catch((err: unknown) => {
-          if (err instanceof NotFoundError) return null;
-          throw err;
-        })
+      ? await store.sessions.get(sessionId).catch(nullIfNotFound)
       : null;
   return {
     name: room.name,
@@ -69,9 +67,9 @@ async function entry(room: Room, link: Record<string, string>, store: Store, now
             turns: session.turns,
           },
     job:
-      link['job_id'] === undefined
+      link.job_id === undefined
         ? null
-        : { job_id: link['job_id'], worker_id: link['worker_id'] || null, instance_id: link['instance_id'] ?? '' },
+        : { job_id: link.job_id, worker_id: link.worker_id || null, instance_id: link.instance_id ?? '' },
   };
 }
 

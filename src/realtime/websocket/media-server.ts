@@ -2,7 +2,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { NotFoundError } from '../../errors.js';
+import { nullIfNotFound } from '../../errors.js';
 import type { StoredAgent } from '../../records/agent.js';
 import type { Session } from '../../records/session.js';
 import type { AttachRefusal, SessionSupervisor } from '../../sessions/supervisor.js';
@@ -134,8 +134,3 @@ const refusals = {
   },
   failed: { code: 1011, error: 'internal_error', message: 'the session could not be started' },
 } satisfies Record<AttachRefusal | 'session_not_found' | 'agent_not_found' | 'store_unavailable', Refusal>;
-
-function nullIfNotFound(err: unknown): null {
-  if (err instanceof NotFoundError) return null;
-  throw err;
-}
