@@ -9,7 +9,7 @@ import type { Session, SessionCreate, SessionEndReason } from '../records/sessio
 import { newMessage } from '../store/repositories/conversations.js';
 import type { Store } from '../store/store.js';
 import type { ToolOutcome } from '../tools/toolbox.js';
-import { analysisRequest } from '../analysis/analysis-request.js';
+import { analysisRequest } from '../records/analysis-request.js';
 import { recordLost } from './record-lost.js';
 import { SessionWrites } from './session-writes.js';
 
