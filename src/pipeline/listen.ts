@@ -1,13 +1,16 @@
-import { Observable } from 'rxjs';
-import { frameDurationMs, type AudioFrame } from './audio-frame.js';
+import { defer, filter, finalize, map, merge, Subject, tap, type Observable } from 'rxjs';
+import { frameDurationMs, type AudioFrame } from '../audio/audio-frame.js';
 import { ArrivalClock } from './intake/arrival-clock.js';
 import { AudioBacklog } from './intake/audio-backlog.js';
 import { defaultIntakeLimits, type IntakeLimits, type IntakeStats, type OverrunReason } from './intake/limits.js';
 import { RealTimeMeter } from './intake/real-time-meter.js';
-import { resampleTo } from './resample.js';
-import type { VadOptions } from './vad/options.js';
+import { resampleTo } from '../audio/resample.js';
+import type { VadEvent, VadInferenceEvent } from './vad/events.js';
+import { detectSpeech, type SpeechIntake } from './vad/detect-speech.js';
+import { resolveVadOptions, type VadOptions } from './vad/options.js';
 import { vadSampleRate } from './vad/silero-format.js';
 import type { SileroVad } from './vad/silero-vad.js';
+import type { VadStream } from './vad/vad-stream.js';
 
 /** 16 kHz PCM16. */
 const bytesPerMs = (vadSampleRate * 2) / 1000;
@@ -66,84 +69,70 @@ export function listen(audio$: Observable<AudioFrame>, options: ListenOptions): 
   const limits = { ...defaultIntakeLimits, ...options.limits };
   const now = options.now ?? (() => performance.now());
   const stats = options.stats ?? { droppedFrames: 0, droppedMs: 0 };
-  return new Observable<HeardEvent>((subscriber) => {
+  return defer(() => {
     const meter = new RealTimeMeter(limits.burstMs, now());
     const backlog = (options.backlog ?? processBacklog).session(limits.sessionBacklogBytes);
     const clock = new ArrivalClock(vadSampleRate);
+    const { prefixPaddingMs } = resolveVadOptions(options.vadOptions);
+    // Drops are told in line with the speech events: synchronously, on the frame that was dropped.
+    const overruns = new Subject<HeardEvent>();
     const reported = new Set<OverrunReason>();
-    const stream = options.vad.stream(
-      { ...options.vadOptions, maxPendingMs: limits.sessionBacklogBytes / bytesPerMs },
-      {
-        event(event) {
-          if (event.type === 'speech_onset' || event.type === 'speech_dismissed' || event.type === 'speech_start')
-            subscriber.next({ type: event.type });
-          else if (event.type === 'speech_end')
-            subscriber.next({
-              type: 'speech_end',
-              audio: event.audio,
-              startMs: Math.max(0, event.startAtMs - stream.options.prefixPaddingMs),
-              durationMs: event.durationMs,
-              speechEndedAt: clock.wallTimeOf(event.atMs),
-              decidedAt: now(),
-            });
-        },
-        processed: () => settle(),
-        ...(options.onSpeechAudio === undefined ? {} : { audio: options.onSpeechAudio }),
-        error: (err) => subscriber.error(err),
-      },
-    );
-
-    /** The session's backlog is what waits for the model: whole windows pushed and not yet scored. */
-    const settle = () => backlog.release(backlog.bytes - stream.waiting * 2);
     const drop = (reason: OverrunReason, ms: number) => {
       stats.droppedFrames++;
       stats.droppedMs += ms;
       if (reported.has(reason)) return;
       reported.add(reason);
-      subscriber.next({ type: 'overrun', reason });
+      overruns.next({ type: 'overrun', reason });
     };
-    const hear = (frame: AudioFrame) => {
-      const bytes = frame.samples.byteLength;
-      const admitted = backlog.admit(bytes);
-      if (admitted !== 'ok') {
-        drop(admitted === 'session' ? 'session_backlog' : 'process_backlog', frameDurationMs(frame));
-        return;
-      }
-      if (!stream.push(frame)) {
-        backlog.release(bytes);
+    /** The session's backlog is what waits for the model: whole windows pushed and not yet scored. */
+    const settle = (stream: VadStream) => backlog.release(backlog.bytes - stream.waiting * 2);
+    const intake: SpeechIntake = {
+      refused(frame) {
+        backlog.release(frame.samples.byteLength);
         drop('session_backlog', frameDurationMs(frame));
-        return;
-      }
-      clock.record(frame.samples.length, now());
-      settle();
+      },
+      pushed(frame, stream) {
+        clock.record(frame.samples.length, now());
+        settle(stream);
+      },
+      processed: settle,
+      ...(options.onSpeechAudio === undefined ? {} : { audio: options.onSpeechAudio }),
     };
 
-    const metered = new Observable<AudioFrame>((inner) =>
-      audio$.subscribe({
-        next: (frame) => {
-          const ms = frameDurationMs(frame);
-          if (meter.admit(ms, now())) inner.next(frame);
-          else drop('faster_than_real_time', ms);
-        },
-        error: (err: unknown) => inner.error(err),
-        complete: () => inner.complete(),
+    const heard = audio$.pipe(
+      filter((frame) => {
+        const ms = frameDurationMs(frame);
+        if (meter.admit(ms, now())) return true;
+        drop('faster_than_real_time', ms);
+        return false;
       }),
+      resampleTo(vadSampleRate),
+      filter((frame) => {
+        const admitted = backlog.admit(frame.samples.byteLength);
+        if (admitted === 'ok') return true;
+        drop(admitted === 'session' ? 'session_backlog' : 'process_backlog', frameDurationMs(frame));
+        return false;
+      }),
+      detectSpeech(
+        options.vad,
+        { ...options.vadOptions, maxPendingMs: limits.sessionBacklogBytes / bytesPerMs },
+        intake,
+      ),
+      finalize(() => backlog.release(backlog.bytes)), // the part-window the VAD never scored
+      filter((event): event is Exclude<VadEvent, VadInferenceEvent> => event.type !== 'inference'),
+      map((event): HeardEvent => {
+        if (event.type !== 'speech_end') return { type: event.type };
+        return {
+          type: 'speech_end',
+          audio: event.audio,
+          startMs: Math.max(0, event.startAtMs - prefixPaddingMs),
+          durationMs: event.durationMs,
+          speechEndedAt: clock.wallTimeOf(event.atMs),
+          decidedAt: now(),
+        };
+      }),
+      tap({ complete: () => overruns.complete() }),
     );
-    const input = metered.pipe(resampleTo(vadSampleRate)).subscribe({
-      next: (frame) => {
-        try {
-          hear(frame);
-        } catch (err) {
-          subscriber.error(err);
-        }
-      },
-      error: (err: unknown) => subscriber.error(err),
-      complete: () => void stream.whenIdle().then(() => subscriber.complete()),
-    });
-    return () => {
-      input.unsubscribe();
-      stream.close();
-      backlog.release(backlog.bytes); // the part-window the VAD never scored
-    };
+    return merge(overruns, heard);
   });
 }
