@@ -1,16 +1,15 @@
-import { Queue, Worker, type Job } from 'bullmq';
+import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { NotFoundError } from '../errors.js';
-import { outboxEntry } from '../events/outbox-entry.js';
+import { outboxEntry } from '../records/outbox-entry.js';
 import type { EventOutbox } from '../events/outbox.js';
-import { OutboxRelay } from '../events/outbox-relay.js';
 import type { PipelineSettingsOf } from '../agents/pipeline-settings.js';
 import type { LlmProvider } from '../providers/llm.js';
 import type { StoredPreset } from '../records/preset.js';
 import { isoNow } from '../records/timestamps.js';
-import { bullConnection, closeQueue } from '../store/bullmq.js';
+import { DurableQueue } from '../queues/durable-queue.js';
 import type { Store } from '../store/store.js';
-import { analysisJobId, type AnalysisRequest } from './analysis-request.js';
+import { analysisJobId, type AnalysisRequest } from '../records/analysis-request.js';
 import { writeAnalysis } from './write-analysis.js';
 
 export interface PostCallAnalysisOptions {
@@ -51,74 +50,53 @@ const attempts = 3;
  * record is written.
  */
 export class PostCallAnalysis {
-  private readonly queue: Queue<AnalysisRequest>;
-  private readonly relay: OutboxRelay<AnalysisRequest>;
-  private worker: Worker<AnalysisRequest> | undefined;
-  private readonly pending = new Set<Promise<unknown>>();
+  private readonly queue: DurableQueue<AnalysisRequest>;
 
   constructor(private readonly o: PostCallAnalysisOptions) {
-    this.queue = new Queue<AnalysisRequest>('analysis', {
-      connection: bullConnection(o.redisUrl),
-      prefix: `${o.prefix}:bull`,
-      defaultJobOptions: {
-        attempts,
-        backoff: { type: 'exponential', delay: o.retryBaseMs, jitter: 0.25 },
-        removeOnComplete: { age: 24 * 3600, count: 10_000 },
-        removeOnFail: { age: 7 * 24 * 3600 },
-      },
-    });
-    this.queue.on('error', (err) => o.logger.warn({ err: err.message }, 'analysis queue error'));
-    this.relay = new OutboxRelay<AnalysisRequest>({
+    this.queue = new DurableQueue<AnalysisRequest>({
+      name: 'analysis',
+      label: 'analysis',
+      redisUrl: o.redisUrl,
+      prefix: o.prefix,
       store: o.store,
       logger: o.logger,
-      key: o.store.keys.analysisOutbox(),
-      name: 'analysis outbox',
-      intervalMs: o.relayIntervalMs,
-      enqueue: async (requests) => {
-        await this.queue.addBulk(
-          requests.map((r) => ({ name: 'analyse', data: r, opts: { jobId: analysisJobId(r.session_id) } })),
-        );
+      attempts,
+      retryBaseMs: o.retryBaseMs,
+      outbox: {
+        key: o.store.keys.analysisOutbox(),
+        name: 'analysis outbox',
+        intervalMs: o.relayIntervalMs,
+        job: (request) => ({ name: 'analyse', jobId: analysisJobId(request.session_id) }),
       },
     });
   }
 
   /** Relays requests (what a killed process left first) and, unless concurrency is 0, runs analyses. */
   start(): void {
-    this.relay.start();
-    if (this.worker !== undefined || this.o.concurrency === 0) return;
-    const worker = new Worker<AnalysisRequest>('analysis', (job) => this.run(job), {
-      connection: bullConnection(this.o.redisUrl),
-      prefix: `${this.o.prefix}:bull`,
+    this.queue.startRelay();
+    if (this.o.concurrency === 0) return;
+    this.queue.startWorker((job) => this.run(job), {
       concurrency: this.o.concurrency,
+      failed: (job, err, retrying) => {
+        if (retrying) {
+          this.o.logger.warn(
+            { session_id: job.data.session_id, attempt: job.attemptsMade, err: err.message },
+            'post-call analysis failed; will retry',
+          );
+          return;
+        }
+        this.queue.track(this.recordFailure(job, err));
+      },
     });
-    worker.on('failed', (job, err) => {
-      if (job === undefined) return;
-      if (job.attemptsMade < attempts) {
-        this.o.logger.warn(
-          { session_id: job.data.session_id, attempt: job.attemptsMade, err: err.message },
-          'post-call analysis failed; will retry',
-        );
-        return;
-      }
-      this.track(this.recordFailure(job, err));
-    });
-    worker.on('error', (err) => this.o.logger.warn({ err: err.message }, 'analysis worker error'));
-    this.worker = worker;
   }
 
   /** A session end just stored a request: relay it now rather than at the next tick. */
   requested(): void {
-    this.relay.wake();
+    this.queue.wake();
   }
 
   async close(): Promise<void> {
-    await this.relay.close();
-    await closeQueue(this.queue, this.worker, { between: () => Promise.allSettled([...this.pending]) });
-  }
-
-  private track(work: Promise<unknown>): void {
-    const tracked = work.finally(() => this.pending.delete(tracked));
-    this.pending.add(tracked);
+    await this.queue.close();
   }
 
   private async run(job: Job<AnalysisRequest>): Promise<void> {

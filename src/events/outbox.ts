@@ -1,16 +1,15 @@
-import { Queue, Worker, type Job } from 'bullmq';
+import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { isoNow } from '../records/timestamps.js';
 import { newId } from '../ids.js';
 import type { StoredAgent } from '../records/agent.js';
 import type { EventDeliveryObserver } from '../metrics/operator-metrics.js';
-import { bullConnection, closeQueue } from '../store/bullmq.js';
+import { DurableQueue } from '../queues/durable-queue.js';
 import type { Store } from '../store/store.js';
-import type { AsyncEventType, EventEnvelope } from './event-types.js';
-import { outboundHeaders } from './outbound-headers.js';
-import type { OutboxEntry } from './outbox-entry.js';
-import { OutboxRelay } from './outbox-relay.js';
-import { postJson } from './outbound-post.js';
+import type { AsyncEventType, EventEnvelope } from '../records/event-types.js';
+import { outboundHeaders } from '../outbound/outbound-headers.js';
+import type { OutboxEntry } from '../records/outbox-entry.js';
+import { postJson } from '../outbound/post-json.js';
 
 export interface OutboxOptions {
   redisUrl: string;
@@ -52,29 +51,25 @@ class DeliveryError extends Error {
  * restarts: a new worker resumes them.
  */
 export class EventOutbox {
-  private readonly queue: Queue<DeliveryJob>;
-  private worker: Worker<DeliveryJob> | undefined;
-  private readonly pending = new Set<Promise<unknown>>();
-  private readonly relay: OutboxRelay;
+  private readonly queue: DurableQueue<DeliveryJob>;
 
   constructor(private readonly options: OutboxOptions) {
-    this.relay = new OutboxRelay({
+    this.queue = new DurableQueue<DeliveryJob>({
+      name: 'events',
+      label: 'event',
+      redisUrl: options.redisUrl,
+      prefix: options.prefix,
       store: options.store,
       logger: options.logger,
-      enqueue: (entries) => this.enqueue(entries),
-      intervalMs: options.relayIntervalMs,
-    });
-    this.queue = new Queue<DeliveryJob>('events', {
-      connection: bullConnection(options.redisUrl),
-      prefix: `${options.prefix}:bull`,
-      defaultJobOptions: {
-        attempts,
-        backoff: { type: 'exponential', delay: options.retryBaseMs, jitter: 0.25 },
-        removeOnComplete: { age: 24 * 3600, count: 10_000 },
-        removeOnFail: { age: 7 * 24 * 3600 },
+      attempts,
+      retryBaseMs: options.retryBaseMs,
+      outbox: {
+        key: options.store.keys.eventOutbox(),
+        name: 'event outbox',
+        intervalMs: options.relayIntervalMs,
+        job: (entry) => ({ name: entry.envelope.type, jobId: entry.envelope.id }),
       },
     });
-    this.queue.on('error', (err) => options.logger.warn({ err: err.message }, 'event queue error'));
   }
 
   /**
@@ -92,7 +87,7 @@ export class EventOutbox {
       data,
     };
     const job: DeliveryJob = { envelope, url: agent.events_url, key: agent.webhook_api_key };
-    this.track(
+    this.queue.track(
       this.queue
         .add(type, job, { jobId: envelope.id })
         .catch((err: unknown) =>
@@ -107,74 +102,59 @@ export class EventOutbox {
    * that died before removing it from the outbox) queues it once.
    */
   async enqueue(entries: OutboxEntry[]): Promise<void> {
-    await this.queue.addBulk(
-      entries.map((entry) => ({ name: entry.envelope.type, data: entry, opts: { jobId: entry.envelope.id } })),
-    );
+    await this.queue.enqueue(entries);
   }
 
   /** Starts relaying the transactional outbox: at once (what a killed process left), then on writes and a timer. */
   startRelay(): void {
-    this.relay.start();
+    this.queue.startRelay();
   }
 
   /** A record script just wrote an outbox entry: relay it now rather than at the next tick. */
   recorded(): void {
-    this.relay.wake();
+    this.queue.wake();
   }
 
   /** Moves everything in the transactional outbox into the queue now (tests, shutdown). */
   async relayAll(): Promise<number> {
-    return this.relay.relayAll();
-  }
-
-  /** Keeps a fire-and-forget write in `pending` until it settles, so close() can wait for it. */
-  private track(write: Promise<unknown>): void {
-    const tracked = write.finally(() => this.pending.delete(tracked));
-    this.pending.add(tracked);
+    return this.queue.relayAll();
   }
 
   startWorker(): void {
-    if (this.worker !== undefined) return;
-    const worker = new Worker<DeliveryJob>('events', (job) => this.deliver(job), {
-      connection: bullConnection(this.options.redisUrl),
-      prefix: `${this.options.prefix}:bull`,
-      concurrency: this.options.concurrency,
-    });
     const metrics = this.options.metrics;
-    worker.on('completed', (job) => metrics?.eventDelivery(job.data.envelope.type, 'delivered'));
-    worker.on('failed', (job, err) => {
-      if (job === undefined) return;
-      const retrying = job.attemptsMade < (job.opts.attempts ?? 1);
-      metrics?.eventDelivery(job.data.envelope.type, retrying ? 'retried' : 'failed');
-      if (retrying) {
-        this.options.logger.info(
-          { event_id: job.data.envelope.id, attempt: job.attemptsMade, err: err.message },
-          'event delivery failed; will retry',
-        );
-        return;
-      }
-      this.track(this.recordFailure(job, err));
+    this.queue.startWorker((job) => this.deliver(job), {
+      concurrency: this.options.concurrency,
+      completed: (job) => metrics?.eventDelivery(job.data.envelope.type, 'delivered'),
+      failed: (job, err, retrying) => {
+        metrics?.eventDelivery(job.data.envelope.type, retrying ? 'retried' : 'failed');
+        if (retrying) {
+          this.options.logger.info(
+            { event_id: job.data.envelope.id, attempt: job.attemptsMade, err: err.message },
+            'event delivery failed; will retry',
+          );
+          return;
+        }
+        this.queue.track(this.recordFailure(job, err));
+      },
     });
-    worker.on('error', (err) => this.options.logger.warn({ err: err.message }, 'event worker error'));
-    this.worker = worker;
   }
 
   /** Events not yet delivered: in the transactional outbox, or queued (waiting, delayed for retry, in flight). */
   async backlog(): Promise<number> {
     const [counts, unrelayed] = await Promise.all([
-      this.queue.getJobCounts('waiting', 'delayed', 'active', 'prioritized'),
+      this.queue.counts('waiting', 'delayed', 'active', 'prioritized'),
       this.options.store.redis.lLen(this.options.store.keys.eventOutbox()),
     ]);
     return Object.values(counts).reduce((a, b) => a + b, unrelayed);
   }
 
-  /** Waits for queued writes, lets in-flight deliveries finish, and disconnects. */
+  /**
+   * Waits for queued writes, lets in-flight deliveries finish, and disconnects. Error records of
+   * deliveries that failed for the last time while the worker wound down are written before the
+   * queue closes.
+   */
   async close(): Promise<void> {
-    await this.relay.close();
-    await Promise.allSettled([...this.pending]);
-    // Error records of deliveries that failed for the last time while the worker wound down are
-    // written before the queue closes.
-    await closeQueue(this.queue, this.worker, { between: () => Promise.allSettled([...this.pending]) });
+    await this.queue.close();
   }
 
   private async deliver(job: Job<DeliveryJob>): Promise<void> {

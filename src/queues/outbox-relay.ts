@@ -1,15 +1,14 @@
 import type { Logger } from 'pino';
 import { isStoreUnavailable } from '../store/unavailable.js';
 import type { Store } from '../store/store.js';
-import type { OutboxEntry } from './outbox-entry.js';
 
-export interface OutboxRelayOptions<T = OutboxEntry> {
+export interface OutboxRelayOptions<T> {
   store: Store;
   logger: Logger;
-  /** The outbox list (default: the event outbox; the post-call analysis requests have their own). */
-  key?: string | undefined;
-  /** What the relay's log lines call it (default `event outbox`). */
-  name?: string | undefined;
+  /** The outbox list (the event outbox; the post-call analysis requests have their own). */
+  key: string;
+  /** What the relay's log lines call it (`event outbox`, `analysis outbox`). */
+  name: string;
   /** Adds jobs, one per entry, with the entry's own id as job id (a second add of an id is a no-op). */
   enqueue: (entries: T[]) => Promise<void>;
   /** How often the outbox is read when nothing in this process woke the relay (other instances, a crashed one). */
@@ -19,14 +18,14 @@ export interface OutboxRelayOptions<T = OutboxEntry> {
 }
 
 /**
- * Moves events from the transactional outbox (a Redis list the record scripts append to) into the
- * BullMQ delivery queue. An entry leaves the outbox only after its job exists, and the job id is
- * the event id, so a relay killed between the two steps, or two instances relaying the same entry,
+ * Moves entries from a transactional outbox (a Redis list the record scripts append to) into its
+ * BullMQ queue (durable-queue.ts). An entry leaves the outbox only after its job exists, and the job id is
+ * the entry's own id, so a relay killed between the two steps, or two instances relaying the same entry,
  * queue it once (at worst, once more after its job was completed and removed: at-least-once).
  * Runs at start (picking up what a killed process left), when woken by a write in this process,
  * and every `intervalMs`.
  */
-export class OutboxRelay<T = OutboxEntry> {
+export class OutboxRelay<T> {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private again = false;
@@ -88,20 +87,20 @@ export class OutboxRelay<T = OutboxEntry> {
   private async drain(): Promise<void> {
     try {
       await this.relayAll();
-      if (this.failing) this.o.logger.info(`${this.o.name ?? 'event outbox'} relay resumed`);
+      if (this.failing) this.o.logger.info(`${this.o.name} relay resumed`);
       this.failing = false;
     } catch (err) {
       // Entries stay in the outbox; the next pass (timer or wake) tries again.
       // a Redis outage is expected operation: its cause, not a stack (as the HTTP layer logs it)
       const detail = isStoreUnavailable(err) ? { cause: (err as Error).message } : { err };
-      if (!this.failing) this.o.logger.warn(detail, `${this.o.name ?? 'event outbox'} relay failed; retrying`);
+      if (!this.failing) this.o.logger.warn(detail, `${this.o.name} relay failed; retrying`);
       this.failing = true;
     }
   }
 
   private async relayBatch(): Promise<number> {
-    const { redis, keys } = this.o.store;
-    const key = this.o.key ?? keys.eventOutbox();
+    const { redis } = this.o.store;
+    const key = this.o.key;
     const raw = await redis.lRange(key, 0, (this.o.batch ?? 100) - 1);
     if (raw.length === 0) return 0;
     const entries: T[] = [];
@@ -109,10 +108,7 @@ export class OutboxRelay<T = OutboxEntry> {
       try {
         entries.push(JSON.parse(text) as T);
       } catch (err) {
-        this.o.logger.error(
-          { err, entry: text.slice(0, 200) },
-          `unreadable ${this.o.name ?? 'event outbox'} entry dropped`,
-        );
+        this.o.logger.error({ err, entry: text.slice(0, 200) }, `unreadable ${this.o.name} entry dropped`);
       }
     }
     if (entries.length > 0) await this.o.enqueue(entries);
