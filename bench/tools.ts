@@ -18,7 +18,7 @@
  */
 import { pino } from 'pino';
 import { loadConfig } from '../src/config.js';
-import { postJson } from '../src/events/outbound-post.js';
+import { postJson } from '../src/outbound/post-json.js';
 import { openParley } from '../src/parley.js';
 import { createAgent } from '../test/support/agents.js';
 import { adminClient } from '../test/support/admin-client.js';

@@ -1,6 +1,5 @@
 import { isoNow } from '../records/timestamps.js';
-import { outboundHeaders } from '../events/outbound-headers.js';
-import { PostTimeoutError, postJson } from '../events/outbound-post.js';
+import { signedPost, type PostFailure, type SignedPostTarget } from '../outbound/signed-post.js';
 import { parseWebhookAction, type CallAction } from '../actions/call-action.js';
 
 /** SPEC §2 webhook request body, `type` = `transcription_complete`. */
@@ -11,13 +10,9 @@ export interface TranscriptionComplete {
   data: { transcript: string; user_id: string | null; context: string | null };
 }
 
-export interface WebhookTarget {
-  url: string;
-  apiKey: string | null;
-  timeoutMs: number;
-}
+export type WebhookTarget = SignedPostTarget;
 
-export type UpstreamFailure = 'http_error' | 'timeout' | 'invalid_response' | 'network_error' | 'aborted';
+export type UpstreamFailure = PostFailure;
 
 export type WebhookResult =
   | {
@@ -52,85 +47,33 @@ export async function callWebhook(
   };
   const body = JSON.stringify(payload);
   const start = performance.now();
-  const elapsed = () => Math.round((performance.now() - start) * 100) / 100;
-  let status: number | null = null;
-  try {
-    const reply = await postJson(target.url, body, outboundHeaders(body, target.apiKey), {
-      timeoutMs: target.timeoutMs,
-      signal,
-      maxResponseBytes: maxReplyBytes,
-    });
-    status = reply.status;
-    if (status < 200 || status > 299) {
-      return {
-        ok: false,
-        failure: 'http_error',
-        status,
-        latencyMs: elapsed(),
-        message: `webhook answered HTTP ${status}`,
-      };
-    }
-    if (reply.text === null) {
-      return {
-        ok: false,
-        failure: 'invalid_response',
-        status,
-        latencyMs: elapsed(),
-        message: 'webhook reply is too large',
-      };
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(reply.text);
-    } catch {
-      return {
-        ok: false,
-        failure: 'invalid_response',
-        status,
-        latencyMs: elapsed(),
-        message: 'webhook reply is not JSON',
-      };
-    }
-    const replyBody = parsed as { response?: unknown; action?: unknown } | null;
-    const response = replyBody?.response;
-    if (typeof response !== 'string') {
-      return {
-        ok: false,
-        failure: 'invalid_response',
-        status,
-        latencyMs: elapsed(),
-        message: 'webhook reply has no string `response`',
-      };
-    }
-    // A backward-compatible superset of SPEC's `{response}`: an optional `action`, other fields ignored.
-    const action = parseWebhookAction(replyBody?.action);
-    return {
-      ok: true,
-      response,
-      status,
-      latencyMs: elapsed(),
-      action: action.ok ? action.action : null,
-      actionError: action.ok ? null : action.message,
-    };
-  } catch (err) {
-    if (signal?.aborted)
-      return { ok: false, failure: 'aborted', status, latencyMs: elapsed(), message: 'aborted by the session' };
-    if (err instanceof PostTimeoutError) {
-      return {
-        ok: false,
-        failure: 'timeout',
-        status,
-        latencyMs: elapsed(),
-        message: `webhook did not answer within ${target.timeoutMs} ms`,
-      };
-    }
-    const reason = err instanceof Error ? ((err.cause as Error | undefined)?.message ?? err.message) : String(err);
+  const reply = await signedPost(target, body, {
+    subject: 'webhook',
+    maxResponseBytes: maxReplyBytes,
+    tooLargeMessage: 'webhook reply is too large',
+    signal,
+  });
+  const latencyMs = Math.round((performance.now() - start) * 100) / 100;
+  if (!reply.ok) return { ...reply, latencyMs };
+  const replyBody = reply.body as { response?: unknown; action?: unknown } | null;
+  const response = replyBody?.response;
+  if (typeof response !== 'string') {
     return {
       ok: false,
-      failure: 'network_error',
-      status,
-      latencyMs: elapsed(),
-      message: `webhook request failed: ${reason}`,
+      failure: 'invalid_response',
+      status: reply.status,
+      latencyMs,
+      message: 'webhook reply has no string `response`',
     };
   }
+  // A backward-compatible superset of SPEC's `{response}`: an optional `action`, other fields ignored.
+  const action = parseWebhookAction(replyBody?.action);
+  return {
+    ok: true,
+    response,
+    status: reply.status,
+    latencyMs,
+    action: action.ok ? action.action : null,
+    actionError: action.ok ? null : action.message,
+  };
 }

@@ -1,5 +1,4 @@
-import { outboundHeaders } from '../events/outbound-headers.js';
-import { PostTimeoutError, postJson } from '../events/outbound-post.js';
+import { signedPost, type PostFailure, type SignedPostTarget } from '../outbound/signed-post.js';
 import { isoNow } from '../records/timestamps.js';
 
 /** The body of a tool call: what the operator's tool endpoint receives. */
@@ -16,11 +15,8 @@ export interface ToolCallRequest {
 export type ToolFailure =
   | 'unknown_tool'
   | 'bad_arguments'
-  | 'timeout'
-  | 'http_error'
-  | 'invalid_response'
-  | 'network_error'
-  | 'aborted'
+  /** The POST to the operator's tool endpoint failed (outbound/signed-post.ts). */
+  | PostFailure
   /** A built-in tool threw. */
   | 'tool_failed';
 
@@ -31,12 +27,8 @@ export type ToolResult =
 /** Largest tool reply Parley reads: it goes into the model's context. */
 const maxReplyBytes = 64 * 1024;
 
-export interface ToolTarget {
-  url: string;
-  /** The agent's webhook key: Bearer and X-Parley-Signature, as for the webhook. */
-  apiKey: string | null;
-  timeoutMs: number;
-}
+/** The operator's tool endpoint; `apiKey` is the agent's webhook key, as for the webhook. */
+export type ToolTarget = SignedPostTarget;
 
 /**
  * POSTs one tool call and reads its JSON reply. Never throws: a non-2xx, a reply that is not JSON
@@ -49,30 +41,6 @@ export async function postToolCall(
   signal: AbortSignal,
 ): Promise<ToolResult> {
   const body = JSON.stringify({ type: 'tool_call', ...call, timestamp: isoNow() } satisfies ToolCallRequest);
-  let status: number | null = null;
-  try {
-    const reply = await postJson(target.url, body, outboundHeaders(body, target.apiKey), {
-      timeoutMs: target.timeoutMs,
-      signal,
-      maxResponseBytes: maxReplyBytes,
-    });
-    status = reply.status;
-    if (status < 200 || status > 299) return failed('http_error', status, `tool answered HTTP ${status}`);
-    if (reply.text === null) return failed('invalid_response', status, `tool reply is over ${maxReplyBytes} bytes`);
-    try {
-      return { ok: true, result: JSON.parse(reply.text) as unknown, status };
-    } catch {
-      return failed('invalid_response', status, 'tool reply is not JSON');
-    }
-  } catch (err) {
-    if (signal.aborted) return failed('aborted', status, 'aborted by the session');
-    if (err instanceof PostTimeoutError)
-      return failed('timeout', status, `tool did not answer within ${target.timeoutMs} ms`);
-    const reason = err instanceof Error ? ((err.cause as Error | undefined)?.message ?? err.message) : String(err);
-    return failed('network_error', status, `tool request failed: ${reason}`);
-  }
-}
-
-function failed(failure: ToolFailure, status: number | null, message: string): ToolResult {
-  return { ok: false, failure, status, message };
+  const reply = await signedPost(target, body, { subject: 'tool', maxResponseBytes: maxReplyBytes, signal });
+  return reply.ok ? { ok: true, result: reply.body, status: reply.status } : reply;
 }

@@ -3,7 +3,7 @@ import { signBody } from './signature.js';
 
 const userAgent = `Parley/${version}`;
 
-/** Headers on every request Parley sends to an operator (webhook and events). */
+/** Headers on every request Parley sends to an operator (webhook, tool calls, events). */
 export function outboundHeaders(
   body: string,
   key: string | null,

@@ -2,7 +2,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 
 /**
- * The one HTTP client for requests Parley sends to operators (webhook and event deliveries):
+ * The one HTTP client for requests Parley sends to operators (webhook, tool calls, event deliveries):
  * node:http with keep-alive agents. It costs a fraction of `fetch` per request (no WHATWG
  * Request/Response/stream objects), which matters on the chat path where the webhook call is the
  * only work Parley does not control. Redirects are not followed: a 3xx is an answer like any other.
