@@ -5,7 +5,8 @@
  */
 export { VoiceConnection } from './voice-connection.js';
 export type { AgentAudio, Ended, VoiceConnectionOptions, VoiceEvents } from './voice-connection.js';
-export { createVoiceSession, ParleyApiError } from './session-api.js';
+export { ParleyApiError } from './api-error.js';
+export { createVoiceSession } from './session-api.js';
 export type { CreateSessionOptions, VoiceSessionGrant } from './session-api.js';
 export type { AgentState } from './agent-state.js';
 export type { TurnLatency } from './turn-latency.js';

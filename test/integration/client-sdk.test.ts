@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
 import { knownServerMessageTypes } from '../../src/client/protocol.js';
-import { ParleyApiError } from '../../src/client/session-api.js';
+import { ParleyApiError } from '../../src/client/api-error.js';
 import { VoiceConnection, type VoiceEvents } from '../../src/client/voice-connection.js';
 import type { AudioFrame } from '../../src/audio/audio-frame.js';
 import { readWav } from '../../src/audio/wav.js';

@@ -1,49 +1,8 @@
+import { ParleyApiError, toApiError } from '../../client/api-error.js';
 import { adminKey, signOut } from './auth.js';
 
-/** The error shape every Parley error body has: `{"error":{"code","message","request_id","details"}}`. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly requestId: string | null,
-    readonly details: unknown,
-  ) {
-    super(message);
-    this.name = 'ApiError';
-  }
-}
-
-interface ErrorBody {
-  error?: { code?: unknown; message?: unknown; request_id?: unknown; details?: unknown };
-}
-
-/** Builds an ApiError from a response body, whatever it holds (a proxy's HTML page included). */
-export function toApiError(status: number, text: string, requestId: string | null): ApiError {
-  let body: ErrorBody | undefined;
-  try {
-    body = JSON.parse(text) as ErrorBody;
-  } catch {
-    body = undefined; // not JSON (a proxy or network page): described by status below
-  }
-  const e = body?.error;
-  if (e !== undefined && typeof e.message === 'string') {
-    return new ApiError(
-      status,
-      typeof e.code === 'string' ? e.code : 'error',
-      e.message,
-      typeof e.request_id === 'string' ? e.request_id : requestId,
-      e.details,
-    );
-  }
-  return new ApiError(
-    status,
-    'http_error',
-    `the server answered HTTP ${status} without an error description`,
-    requestId,
-    undefined,
-  );
-}
+/** The panel's name for the SDK's error class: one class for Parley's one error shape. */
+export { ParleyApiError as ApiError, toApiError } from '../../client/api-error.js';
 
 export interface RequestOptions {
   method?: string;
@@ -57,7 +16,7 @@ export interface RequestOptions {
 
 /**
  * Calls Parley with the admin key from session storage as X-API-Key. Resolves with the parsed JSON
- * (undefined for 204); rejects with an ApiError carrying the server's own words. A 401 on a stored
+ * (undefined for 204); rejects with a ParleyApiError carrying the server's own words. A 401 on a stored
  * key (rotated on the server) signs out, so the sign-in form says why.
  */
 export async function api<T>(path: string, options: RequestOptions = {}): Promise<T> {
@@ -74,7 +33,13 @@ export async function api<T>(path: string, options: RequestOptions = {}): Promis
     res = await fetch(path, { method: options.method ?? 'GET', headers, body, signal: options.signal ?? null });
   } catch (err) {
     if (err instanceof DOMException && err.name === 'AbortError') throw err;
-    throw new ApiError(0, 'network_error', 'could not reach the Parley server; check the connection', null, undefined);
+    throw new ParleyApiError(
+      0,
+      'network_error',
+      'could not reach the Parley server; check the connection',
+      null,
+      undefined,
+    );
   }
   const text = await res.text();
   if (!res.ok) {

@@ -1,5 +1,5 @@
 import { adminKey } from './auth.js';
-import { ApiError, toApiError } from './client.js';
+import { ParleyApiError, toApiError } from '../../client/api-error.js';
 
 /**
  * Uploads a file as multipart/form-data (field `file`) with XMLHttpRequest, the one browser API
@@ -25,7 +25,13 @@ export function uploadFile<T>(path: string, file: File, onProgress: (fraction: n
     };
     xhr.onerror = () =>
       reject(
-        new ApiError(0, 'network_error', 'the upload did not reach the server; check the connection', null, undefined),
+        new ParleyApiError(
+          0,
+          'network_error',
+          'the upload did not reach the server; check the connection',
+          null,
+          undefined,
+        ),
       );
     const form = new FormData();
     form.append('file', file, file.name);
