@@ -174,7 +174,7 @@ export async function createServices(parts: ServiceParts): Promise<Services> {
     supervisor,
     reaper,
     livekit: new LivekitPlane({ config, store, outbox, recorder, supervisor, logger, overrides: livekitOverrides }),
-    rateLimit: new TokenBucket(store.redis, store.keys, config.rateLimit),
+    rateLimit: new TokenBucket(store.rateLimits, config.rateLimit),
     outbox,
     recorder,
     responder,

@@ -1,8 +1,4 @@
-import type { Keys } from '../store/keys.js';
-import type { Redis } from '../store/redis.js';
-import { Script } from '../store/scripts.js';
-
-const takeToken = new Script('take_token');
+import type { RateLimitRepository } from '../store/repositories/rate-limits.js';
 
 export interface RateLimitOptions {
   /** Sustained requests per minute (refill rate): PARLEY_RATE_LIMIT_RPM. */
@@ -24,24 +20,22 @@ export interface RateDecision {
 /** A token bucket per key, held in Redis and updated atomically, so it holds across replicas. */
 export class TokenBucket {
   constructor(
-    private readonly redis: Redis,
-    private readonly keys: Keys,
+    private readonly buckets: RateLimitRepository,
     private readonly options: RateLimitOptions,
   ) {}
 
   async take(bucket: string): Promise<RateDecision> {
-    const reply = (await takeToken.run(
-      this.redis,
-      [this.keys.rateLimit(bucket)],
-      [this.options.burst, this.options.rpm],
-    )) as number[];
-    const [allowed, remaining, untilFullMs, untilNextMs] = reply as [number, number, number, number];
+    const { allowed, remaining, untilFullMs, untilNextMs } = await this.buckets.take(
+      bucket,
+      this.options.burst,
+      this.options.rpm,
+    );
     return {
-      allowed: allowed === 1,
+      allowed,
       limit: this.options.rpm,
       remaining,
       resetAt: Math.ceil((Date.now() + untilFullMs) / 1000),
-      retryAfterS: allowed === 1 ? 0 : Math.max(1, Math.ceil(untilNextMs / 1000)),
+      retryAfterS: allowed ? 0 : Math.max(1, Math.ceil(untilNextMs / 1000)),
     };
   }
 }

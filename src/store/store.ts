@@ -6,6 +6,7 @@ import { DocumentRepository } from './repositories/documents.js';
 import { ErrorRepository } from './repositories/errors.js';
 import { LivekitRepository } from './repositories/livekit.js';
 import { PresetRepository } from './repositories/presets.js';
+import { RateLimitRepository } from './repositories/rate-limits.js';
 import { SessionLeaseRepository } from './repositories/session-leases.js';
 import { SessionRepository } from './repositories/sessions.js';
 
@@ -20,6 +21,7 @@ export class Store {
   readonly documents: DocumentRepository;
   readonly leases: SessionLeaseRepository;
   readonly livekit: LivekitRepository;
+  readonly rateLimits: RateLimitRepository;
 
   constructor(
     readonly redis: Redis,
@@ -34,6 +36,7 @@ export class Store {
     this.documents = new DocumentRepository(redis, this.keys);
     this.leases = new SessionLeaseRepository(redis, this.keys);
     this.livekit = new LivekitRepository(redis, this.keys);
+    this.rateLimits = new RateLimitRepository(redis, this.keys);
   }
 
   /** Round-trip time to Redis in ms; throws when Redis is unreachable. */
