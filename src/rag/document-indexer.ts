@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { nullIfNotFound } from '../errors.js';
 import type { Chunk, DocumentRecord } from '../records/document.js';
 import type { Store } from '../store/store.js';
 import type { Embedder } from './embedding/embedder.js';
@@ -79,8 +80,9 @@ export class DocumentIndexer {
    */
   async addVectors(agentId: string, docId: string): Promise<boolean> {
     const docs = this.o.store.documents;
-    const doc = await docs.get(agentId, docId).catch(() => null);
-    if (doc === null || doc.status !== 'ready') return false; // deleted meanwhile
+    // Deleted meanwhile: nothing to do. Any other failure (Redis) fails the job, so BullMQ tries it again.
+    const doc = await docs.get(agentId, docId).catch(nullIfNotFound);
+    if (doc === null || doc.status !== 'ready') return false;
     const embedder = await this.o.embedderFor(agentId);
     if (!needsVectors(doc, embedder.label)) return false;
     const missing = await embedder.unavailable();

@@ -1,6 +1,6 @@
 import { Queue, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
-import { NotFoundError } from '../errors.js';
+import { nullIfNotFound } from '../errors.js';
 import { bullConnection, closeQueue } from '../store/bullmq.js';
 import type { Store } from '../store/store.js';
 import type { Embedder } from './embedding/embedder.js';
@@ -236,10 +236,7 @@ export class Ingestion {
     const { agent_id: agentId, document_id: docId } = job.data;
     const docs = this.o.store.documents;
     // Deleted meanwhile: nothing to do. Any other failure (Redis) fails the job, so BullMQ tries it again.
-    const doc = await docs.get(agentId, docId).catch((err: unknown) => {
-      if (err instanceof NotFoundError) return null;
-      throw err;
-    });
+    const doc = await docs.get(agentId, docId).catch(nullIfNotFound);
     if (doc === null || doc.status !== 'processing') return; // deleted, or already done
     const raw = await docs.raw(agentId, docId);
     if (raw === null) {
