@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { NotFoundError } from '../errors.js';
+import { nullIfNotFound } from '../errors.js';
 import type { Store } from '../store/store.js';
 import type { TurnRecorder } from '../recording/turn-recorder.js';
 
@@ -65,10 +65,7 @@ export class IdleSweeper {
     const { store, recorder, logger } = this.o;
     try {
       const session = await store.sessions.get(id);
-      const agent = await store.agents.getStored(session.agent_id).catch((err: unknown) => {
-        if (err instanceof NotFoundError) return null;
-        throw err;
-      });
+      const agent = await store.agents.getStored(session.agent_id).catch(nullIfNotFound);
       // An agent deleted meanwhile has no events_url left to tell: the session just ends.
       const done =
         agent === null

@@ -1,5 +1,5 @@
 import type { Job } from '@livekit/protocol';
-import { NotFoundError } from '../../errors.js';
+import { nullIfNotFound } from '../../errors.js';
 import { isId } from '../../ids.js';
 import type { JobHost } from './worker-types.js';
 import { LivekitJob, type JobDeps, type JobPlan } from './job.js';
@@ -106,23 +106,19 @@ export class LivekitJobs implements JobHost {
     if (meta === null)
       return refuse('job metadata must be JSON naming the agent: {"agent_id":"agt_…"} (or the SDK\'s session_id)');
     const { store } = this.deps;
-    const missing = (err: unknown) => {
-      if (err instanceof NotFoundError) return null;
-      throw err;
-    };
     if (meta.session_id !== undefined) {
-      const session = await store.sessions.get(meta.session_id).catch(missing);
+      const session = await store.sessions.get(meta.session_id).catch(nullIfNotFound);
       if (session === null) return refuse(`session ${meta.session_id} does not exist`);
       if (session.status !== 'active') return refuse(`session ${session.id} has ended`);
       if (session.transport !== 'livekit') return refuse(`session ${session.id} is not a LiveKit session`);
       if (session.room !== null && job.room !== undefined && session.room !== job.room.name)
         return refuse(`session ${session.id} belongs to room ${session.room}`);
       if (this.deps.supervisor.has(session.id)) return refuse(`session ${session.id} already runs here`);
-      const agent = await store.agents.getStored(session.agent_id).catch(missing);
+      const agent = await store.agents.getStored(session.agent_id).catch(nullIfNotFound);
       return agent === null ? refuse(`agent ${session.agent_id} no longer exists`) : { agent, session };
     }
     if (meta.agent_id === undefined) return refuse('job metadata names no agent_id');
-    const agent = await store.agents.getStored(meta.agent_id).catch(missing);
+    const agent = await store.agents.getStored(meta.agent_id).catch(nullIfNotFound);
     return agent === null ? refuse(`agent ${meta.agent_id} does not exist`) : { agent, session: null };
   }
 }
