@@ -1,19 +1,6 @@
 import { randomBytes, randomFillSync } from 'node:crypto';
 import { monotonicFactory, ulid } from 'ulid';
-
-/** Record id prefixes (DESIGN.md): sortable by creation time, 80 random bits, unguessable. */
-export const idPrefixes = {
-  agent: 'agt',
-  preset: 'pre',
-  session: 'ses',
-  conversation: 'cnv',
-  message: 'msg',
-  error: 'err',
-  document: 'doc',
-  event: 'evt',
-} as const;
-
-export type IdKind = keyof typeof idPrefixes;
+import { idPrefixes, type IdKind } from './id-format.js';
 
 /**
  * ULID's random characters from a pool of crypto-random bytes refilled 4 KiB at a time: its own
@@ -41,12 +28,6 @@ export function newId(kind: IdKind, now: number = Date.now()): string {
   const id = now >= latestMs ? sameMillisecond(now) : ulid(now, pooledRandom);
   latestMs = Math.max(latestMs, now);
   return `${idPrefixes[kind]}_${id.toLowerCase()}`;
-}
-
-const idPattern = /^[a-z]{3}_[0-9a-hjkmnp-tv-z]{26}$/;
-
-export function isId(kind: IdKind, value: string): boolean {
-  return value.startsWith(idPrefixes[kind] + '_') && idPattern.test(value);
 }
 
 /** Agent tokens: `pat_` + 32 random bytes, base64url. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isId, newId } from '../../src/ids.js';
+import { isId } from '../../src/id-format.js';
+import { newId } from '../../src/ids.js';
 
 describe('newId', () => {
   it('makes well-formed ids that sort in creation order within one millisecond', () => {
