@@ -133,6 +133,7 @@ export function listen(audio$: Observable<AudioFrame>, options: ListenOptions): 
       }),
       tap({ complete: () => overruns.complete() }),
     );
+    // overruns first: a source that emits as it is subscribed (a test's `from`) may drop at once
     return merge(overruns, heard);
   });
 }
