@@ -1,3 +1,4 @@
+import { NotFoundError, nullIfNotFound } from '../errors.js';
 import type { Usability } from '../providers/built-in/usability.js';
 import type { BuiltInPreset } from '../providers/built-in/built-in-preset.js';
 import type { Capability } from '../records/provider-catalog.js';
@@ -49,7 +50,8 @@ export class AgentReadiness {
 
   /** The providers the agent needs, each with why it cannot serve it (health's `needed_by`). */
   async needs(agent: ReadAgent): Promise<Need[]> {
-    const settings = await this.settings.of(agent).catch(() => null);
+    // A deleted preset needs nothing (its readiness says so); a Redis failure rejects.
+    const settings = await this.settings.of(agent).catch(nullIfNotFound);
     if (settings === null) return [];
     const problemOf = await this.problems(agent);
     return neededSections(agent).map((capability) => ({
@@ -71,8 +73,9 @@ export class AgentReadiness {
     try {
       settings = await this.settings.of(agent);
     } catch (err) {
-      // Said in the readiness itself: a preset that cannot be read serves nothing.
-      const problem = `preset ${agent.preset_id ?? ''} cannot be read: ${err instanceof Error ? err.message : String(err)}`;
+      // A deleted preset is said in the readiness itself; a Redis failure is the request's.
+      if (!(err instanceof NotFoundError)) throw err;
+      const problem = `preset ${agent.preset_id ?? ''} no longer exists: ${err.message}`;
       return { voice: [...webhook, problem], chat: [...webhook, problem] };
     }
     const problemOf = await this.problems(agent);
