@@ -68,6 +68,12 @@ export default {
       { path: '^src/store/', pathNot: storeFace },
     ),
     forbid(
+      'redis-only-through-the-store',
+      'Redis is reached only through src/store (its repositories); the composition root connects it and boot/ supervises the embedded redis-server.',
+      { path: '^(src|machines)/', pathNot: ['^src/store/', compositionRoots, '^src/boot/redis-server[.]ts$'] },
+      { path: ['node_modules/(redis|@redis/[^/]+)/', '^src/store/redis[.]ts$'] },
+    ),
+    forbid(
       'not-to-unresolvable',
       'An import that resolves to no file (a move that missed an importer): the rules above cannot see it.',
       { path: '^(src|machines)/' },

@@ -1,6 +1,6 @@
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
-import { NotFoundError } from '../errors.js';
+import { nullIfNotFound } from '../errors.js';
 import { outboxEntry } from '../records/outbox-entry.js';
 import type { EventOutbox } from '../events/outbox.js';
 import type { PipelineSettingsOf } from '../agents/pipeline-settings.js';
@@ -151,9 +151,4 @@ export class PostCallAnalysis {
       this.o.logger.error({ err: recordErr, session_id: sessionId }, 'could not write analysis_failed record');
     }
   }
-}
-
-function nullIfNotFound(err: unknown): null {
-  if (err instanceof NotFoundError) return null;
-  throw err;
 }

@@ -143,7 +143,7 @@ export class EventOutbox {
   async backlog(): Promise<number> {
     const [counts, unrelayed] = await Promise.all([
       this.queue.counts('waiting', 'delayed', 'active', 'prioritized'),
-      this.options.store.redis.lLen(this.options.store.keys.eventOutbox()),
+      this.options.store.outboxes.length(this.options.store.keys.eventOutbox()),
     ]);
     return Object.values(counts).reduce((a, b) => a + b, unrelayed);
   }

@@ -99,9 +99,9 @@ export class OutboxRelay<T> {
   }
 
   private async relayBatch(): Promise<number> {
-    const { redis } = this.o.store;
+    const { outboxes } = this.o.store;
     const key = this.o.key;
-    const raw = await redis.lRange(key, 0, (this.o.batch ?? 100) - 1);
+    const raw = await outboxes.peek(key, this.o.batch ?? 100);
     if (raw.length === 0) return 0;
     const entries: T[] = [];
     for (const text of raw) {
@@ -113,9 +113,7 @@ export class OutboxRelay<T> {
     }
     if (entries.length > 0) await this.o.enqueue(entries);
     // Only now, with every job in place, do the entries leave the outbox (each the first equal one).
-    const multi = redis.multi();
-    for (const text of raw) multi.lRem(key, 1, text);
-    await multi.exec();
+    await outboxes.remove(key, raw);
     return raw.length;
   }
 }

@@ -5,6 +5,7 @@ import { ConversationRepository } from './repositories/conversations.js';
 import { DocumentRepository } from './repositories/documents.js';
 import { ErrorRepository } from './repositories/errors.js';
 import { LivekitRepository } from './repositories/livekit.js';
+import { OutboxRepository } from './repositories/outboxes.js';
 import { PresetRepository } from './repositories/presets.js';
 import { RateLimitRepository } from './repositories/rate-limits.js';
 import { SessionLeaseRepository } from './repositories/session-leases.js';
@@ -22,6 +23,7 @@ export class Store {
   readonly leases: SessionLeaseRepository;
   readonly livekit: LivekitRepository;
   readonly rateLimits: RateLimitRepository;
+  readonly outboxes: OutboxRepository;
 
   constructor(
     readonly redis: Redis,
@@ -37,6 +39,7 @@ export class Store {
     this.leases = new SessionLeaseRepository(redis, this.keys);
     this.livekit = new LivekitRepository(redis, this.keys);
     this.rateLimits = new RateLimitRepository(redis, this.keys);
+    this.outboxes = new OutboxRepository(redis);
   }
 
   /** Round-trip time to Redis in ms; throws when Redis is unreachable. */
