@@ -27,6 +27,7 @@ import { ProviderRegistry } from '../src/providers/registry.js';
 import { ProviderSet } from '../src/providers/speech-providers.js';
 import { isStreaming } from '../src/providers/stt.js';
 import { smartTurnFile, smartTurnModelId } from '../src/pipeline/turn/smart-turn.js';
+import { standInPreset } from './lib/stand-in-preset.js';
 import { TestRedis } from '../test/support/redis-server.js';
 import { isMain } from './lib/is-main.js';
 import { summarize } from './lib/percentiles.js';
@@ -118,19 +119,19 @@ async function runSetting(
   scenarios: Scenario[],
   quick: boolean,
 ): Promise<SettingReport> {
-  const preset =
-    spec.stt === 'pocketsphinx'
-      ? ((await admin(url, 'POST', '/admin/v1/presets', {
-          name: `Turn bench ${spec.setting}`,
-          stt: { provider: 'pocketsphinx', model: 'en-us', language: null },
-        })) as { id: string })
-      : null;
+  // The scripted recogniser unless the setting names the real one (the built-in preset would be
+  // pocketsphinx wherever it is installed).
+  const preset = (await admin(url, 'POST', '/admin/v1/presets', {
+    ...standInPreset,
+    name: `Turn bench ${spec.setting}`,
+    ...(spec.stt === 'pocketsphinx' ? { stt: { provider: 'pocketsphinx', model: 'en-us', language: null } } : {}),
+  })) as { id: string };
   const agent = (await admin(url, 'POST', '/admin/v1/agents', {
     name: `Turn bench ${spec.setting}`,
     mode: 'enhanced',
     system_prompt: 'Answer briefly.',
     greeting: null,
-    ...(preset === null ? {} : { preset_id: preset.id }),
+    preset_id: preset.id,
   })) as { id: string; agent_token: string };
   let note: string | null = null;
   const refused = await patchAgent(url, agent.id, spec.patch);

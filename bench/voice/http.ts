@@ -1,5 +1,6 @@
 /** The admin and SDK calls bench/voice makes over HTTP. */
 import type { SessionGrant } from '../lib/voice-load-protocol.js';
+import { standInPreset } from '../lib/stand-in-preset.js';
 import { adminKey } from './options.js';
 
 export async function admin(url: string, method: string, path: string, body?: unknown): Promise<unknown> {
@@ -13,12 +14,17 @@ export async function admin(url: string, method: string, path: string, body?: un
   return json;
 }
 
-/** An agent with default settings (VAD, turn-taking) answered by the bench's webhook. */
+/**
+ * An agent with default settings (VAD, turn-taking) answered by the bench's webhook, on the
+ * stand-in preset (instant STT and TTS: the built-in preset would be pocketsphinx where installed).
+ */
 export async function createAgent(url: string, webhookUrl: string): Promise<string> {
+  const preset = (await admin(url, 'POST', '/admin/v1/presets', standInPreset)) as { id: string };
   const agent = (await admin(url, 'POST', '/admin/v1/agents', {
     name: 'Bench voice agent',
     mode: 'passthrough',
     webhook_url: webhookUrl,
+    preset_id: preset.id,
   })) as { agent_token: string };
   return agent.agent_token;
 }

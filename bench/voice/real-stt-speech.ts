@@ -1,7 +1,7 @@
 /**
  * bench/voice's speech providers for (c): the real recogniser (pocketsphinx) for agents whose
  * preset names it, the instant stand-ins for everything else (so (a) and (b), whose agents use the
- * built-in preset, are unchanged), TTS always instant. The recogniser is wrapped to count and time
+ * stand-in preset of bench/lib/stand-in-preset.ts, are unchanged), TTS always instant. The recogniser is wrapped to count and time
  * what the sessions ask of it.
  */
 import type { PocketsphinxStt } from '../../src/providers/pocketsphinx/pocketsphinx-stt.js';
