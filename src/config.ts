@@ -65,6 +65,17 @@ export interface Config {
     /** The name Parley registers under as a LiveKit agent worker (token room config, dispatch API, SIP rules). */
     readonly agentName: string;
   };
+  /**
+   * Phone calls from Twilio (src/realtime/telephony): the auth token that signs its webhooks (unset:
+   * the telephony routes answer 503 `telephony_not_configured`) and, when set, the one account
+   * whose webhooks are accepted.
+   */
+  readonly twilio: {
+    readonly authToken: string | undefined;
+    readonly accountSid: string | undefined;
+    /** PARLEY_TWILIO_API_BASE_URL: Twilio's REST API, for outbound calls and call control. */
+    readonly apiBaseUrl: string;
+  };
   /** Live voice sessions this process takes; past it, LiveKit jobs are refused and load reads 1. */
   readonly maxSessions: number;
   /** On SIGTERM, how long live LiveKit sessions may go on before they are ended (`shutdown`). */
@@ -208,6 +219,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       apiKey: e.LIVEKIT_API_KEY,
       apiSecret: e.LIVEKIT_API_SECRET,
       agentName: e.PARLEY_LIVEKIT_AGENT_NAME,
+    }),
+    twilio: Object.freeze({
+      authToken: e.TWILIO_AUTH_TOKEN,
+      accountSid: e.TWILIO_ACCOUNT_SID,
+      apiBaseUrl: e.PARLEY_TWILIO_API_BASE_URL,
     }),
     maxSessions: e.PARLEY_MAX_SESSIONS,
     drainTimeoutMs: e.PARLEY_DRAIN_TIMEOUT_MS,

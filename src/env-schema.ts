@@ -3,7 +3,7 @@ import { z } from 'zod';
 /**
  * The environment variables Parley reads and how each is checked (src/config.ts turns the result
  * into the Config the rest of Parley uses). Names are `PARLEY_*` plus the ecosystem's own
- * (`PORT`, `REDIS_URL`, `OPENAI_*`, `LIVEKIT_*`, `MODELS_DIR`, `NODE_ENV`). The README's
+ * (`PORT`, `REDIS_URL`, `OPENAI_*`, `LIVEKIT_*`, `TWILIO_*`, `MODELS_DIR`, `NODE_ENV`). The README's
  * configuration table mirrors this schema; keep them in step.
  */
 
@@ -118,6 +118,12 @@ export const envSchema = z.object({
   LIVEKIT_URL: optionalUrl(['ws:', 'wss:', 'http:', 'https:']),
   LIVEKIT_API_KEY: optionalString,
   LIVEKIT_API_SECRET: optionalString,
+  TWILIO_AUTH_TOKEN: optionalString,
+  TWILIO_ACCOUNT_SID: optionalString.refine((v) => v === undefined || /^AC[0-9a-fA-F]{32}$/.test(v), {
+    message: 'must be a Twilio account SID (AC followed by 32 hex digits)',
+  }),
+  /** Twilio's REST API (outbound calls, hang-up, transfer); a fake's address in tests. */
+  PARLEY_TWILIO_API_BASE_URL: optionalUrl(['http:', 'https:']).transform((v) => v ?? 'https://api.twilio.com'),
   PARLEY_LIVEKIT_AGENT_NAME: z
     .string()
     .trim()
