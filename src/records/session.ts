@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { timestampSchema } from './common.js';
 
 export const sessionTypes = ['chat', 'voice'] as const;
-export const sessionTransports = ['chat', 'livekit', 'websocket'] as const;
+export const sessionTransports = ['chat', 'livekit', 'websocket', 'twilio'] as const;
 export const sessionStatuses = ['active', 'ended'] as const;
 export const sessionEndReasons = [
   'idle_timeout',
@@ -38,7 +38,10 @@ export const sessionSchema = z
     type: z.enum(sessionTypes).meta({ description: '`chat`: text through /sdk/v1/chat. `voice`: real-time audio.' }),
     transport: z
       .enum(sessionTransports)
-      .meta({ description: 'How the client is connected: `chat` (HTTP), `livekit` or `websocket` (media).' }),
+      .meta({
+        description:
+          'How the client is connected: `chat` (HTTP), `livekit` or `websocket` (media), `twilio` (a phone call through Twilio Media Streams).',
+      }),
     status: z.enum(sessionStatuses),
     user_id: z.string().nullable().meta({ description: 'End-user identifier the SDK sent; null when none.' }),
     conversation_id: z.string().meta({ description: 'The conversation holding this session’s messages.' }),

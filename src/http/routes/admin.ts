@@ -1,6 +1,7 @@
 import type { AppDeps } from '../app.js';
 import type { Area } from '../areas.js';
 import { agentRoutes } from './agents/agents.routes.js';
+import { callRoutes } from './calls/calls.routes.js';
 import { documentRoutes } from './documents/documents.routes.js';
 import { conversationRoutes } from './conversations/conversations.routes.js';
 import { errorRoutes } from './errors/errors.routes.js';
@@ -22,6 +23,7 @@ export function adminAreas({ store, registry, services, config }: AppDeps): Area
         ...errorRoutes(store),
         ...documentRoutes(store, services.rag, config.rag.maxUploadBytes),
         ...livekitRoutes(store, services.livekit, config),
+        ...callRoutes(store, services.recorder, config),
       ],
     },
   ];

@@ -1,0 +1,71 @@
+import type { Config } from '../../../config.js';
+import { AppError, ValidationError } from '../../../errors.js';
+import type { SessionRecorder } from '../../../recording/turn-recorder.js';
+import { MediaTokens } from '../../../realtime/websocket/media-token.js';
+import type { Store } from '../../../store/store.js';
+import { twilioRestClient } from '../../../telephony/twilio/rest-config.js';
+import { OutboundCalls } from '../../../telephony/twilio/rest-outbound.js';
+import { defineRoute, type RouteDef } from '../../route.js';
+import { idParam } from '../common.schema.js';
+import { callCreateBody, callCreateResponse } from './calls.schema.js';
+
+const tag = 'Phone calls';
+
+/** POST /admin/v1/agents/{id}/calls: an outbound phone call through Twilio's REST API. */
+export function callRoutes(
+  store: Store,
+  recorder: SessionRecorder,
+  config: Config & { adminApiKey: string },
+): RouteDef[] {
+  const carrier = twilioRestClient(config.twilio);
+  const calls =
+    carrier === undefined
+      ? undefined
+      : new OutboundCalls({
+          store,
+          recorder,
+          // the same key derivation as the media endpoint's, so it accepts these tokens
+          tokens: new MediaTokens(config.adminApiKey),
+          carrier,
+          publicUrl: config.publicUrl,
+          tokenTtlS: config.livekitTokenTtlS,
+          connectWindowMs: config.voiceConnectWindowMs,
+        });
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/agents/:id/calls',
+      operationId: 'createCall',
+      summary:
+        'Place an outbound phone call through Twilio; when answered it connects to a new voice session of this agent',
+      tag,
+      params: idParam('agent'),
+      body: callCreateBody,
+      errors: [404, 502, 503],
+      responses: { 201: { description: 'The call, queued at Twilio, and its session', schema: callCreateResponse } },
+      handler: async (ctx, { params, body }) => {
+        if (calls === undefined)
+          throw new AppError(
+            503,
+            'telephony_not_configured',
+            'Twilio is not configured on this server (set TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN)',
+          );
+        const agent = await store.agents.getStored(params.id); // 404 for an unknown agent
+        const from = body.from ?? agent.phone_numbers[0];
+        if (from === undefined)
+          throw new ValidationError([
+            { path: 'body.from', message: 'required: the agent has no phone_numbers to call from' },
+          ]);
+        const placed = await calls.place(
+          agent,
+          { to: body.to, from, userId: body.user_id ?? body.to },
+          `${ctx.protocol}://${ctx.host || 'localhost'}`,
+        );
+        return {
+          status: 201,
+          body: { call_sid: placed.callSid, session_id: placed.sessionId, status: placed.status },
+        };
+      },
+    }),
+  ];
+}
