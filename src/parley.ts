@@ -7,6 +7,7 @@ import { Metrics } from './metrics/process-metrics.js';
 import { Embedders } from './rag/embedding/embedders.js';
 import { ProviderSet, type SpeechProviders } from './providers/speech-providers.js';
 import { MediaServer } from './realtime/websocket/media-server.js';
+import { TwilioMediaServer, twilioMediaPath } from './realtime/telephony/media-stream-server.js';
 import { ProviderRegistry, type ProviderRegistryOptions } from './providers/registry.js';
 import { closeRedis, connectRedis, type Redis } from './store/redis.js';
 import { Store } from './store/store.js';
@@ -68,6 +69,18 @@ export async function openParley(
     livekitOverrides: options.livekit,
   });
   const media = new MediaServer({ store, tokens: services.mediaTokens, supervisor: services.supervisor, logger });
+  const phoneMedia = new TwilioMediaServer({
+    store,
+    tokens: services.mediaTokens,
+    supervisor: services.supervisor,
+    logger,
+    configured: config.twilio.authToken !== undefined,
+  });
+  logger.info(
+    config.twilio.authToken === undefined
+      ? 'phone calls (Twilio Media Streams): not configured (set TWILIO_AUTH_TOKEN)'
+      : 'phone calls (Twilio Media Streams): POST /telephony/v1/twilio/voice',
+  );
   services.outbox.startWorker();
   services.outbox.startRelay();
   services.sweeper.start();
@@ -94,7 +107,7 @@ export async function openParley(
         const s = app.listen(port, host);
         server = s;
         answerClientErrors(s, logger);
-        media.attach(s);
+        media.attach(s, { [twilioMediaPath]: (req, socket, head) => phoneMedia.upgrade(req, socket, head) });
         s.once('error', reject);
         s.once('listening', () => {
           const address = s.address();
@@ -109,6 +122,7 @@ export async function openParley(
       // Voice records still retrying (Redis was away) get their bounded chance before Redis closes.
       await services.recorder.drain(config.shutdownTimeoutMs);
       media.close();
+      phoneMedia.close();
       if (server !== undefined) {
         const s = server;
         await new Promise<void>((resolve) => {

@@ -22,6 +22,7 @@ import { IdleSweeper } from './sessions/idle-sweeper.js';
 import { SessionReaper } from './sessions/session-reaper.js';
 import { SessionSupervisor } from './sessions/supervisor.js';
 import { VoiceSessions } from './realtime/session-grants.js';
+import { CallSessions } from './realtime/telephony/call-sessions.js';
 import { VoiceSession } from './sessions/voice-session.js';
 import type { Store } from './store/store.js';
 import { createTurnRecorder, type SessionRecorder } from './recording/turn-recorder.js';
@@ -35,6 +36,8 @@ export interface Services {
   responder: Responder;
   chat: ChatService;
   voice: VoiceSessions;
+  /** Phone calls: a voice session per Twilio call (the voice webhook). */
+  calls: CallSessions;
   sweeper: IdleSweeper;
   vad: SileroVad;
   /** Smart Turn v3 when its file is in MODELS_DIR (consulted by smart endpointing); null without it. */
@@ -191,6 +194,13 @@ export async function createServices(parts: ServiceParts): Promise<Services> {
       mediaTokens,
       publicUrl: config.publicUrl,
       livekitAgentName: config.livekit.agentName,
+    }),
+    calls: new CallSessions({
+      store,
+      recorder,
+      mediaTokens,
+      tokenTtlS: config.livekitTokenTtlS,
+      connectWindowMs: config.voiceConnectWindowMs,
     }),
     sweeper: new IdleSweeper({
       store,

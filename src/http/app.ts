@@ -11,6 +11,7 @@ import type { RagService } from '../rag/rag-service.js';
 import type { TokenBucket } from '../ratelimit/token-bucket.js';
 import type { LivekitPlane } from '../realtime/livekit/livekit-plane.js';
 import type { VoiceSessions } from '../realtime/session-grants.js';
+import type { CallSessions } from '../realtime/telephony/call-sessions.js';
 import type { Store } from '../store/store.js';
 import type { SessionRecorder } from '../recording/turn-recorder.js';
 import type { Area } from './areas.js';
@@ -29,6 +30,7 @@ import { clientRoutes } from './routes/client/client.routes.js';
 import { healthRoutes } from './routes/health/health.routes.js';
 import { panelMiddleware } from './routes/panel/panel.js';
 import { sdkArea } from './routes/sdk/sdk.area.js';
+import { telephonyArea } from './routes/telephony/telephony.area.js';
 
 export interface AppDeps {
   config: Config & { adminApiKey: string };
@@ -48,6 +50,7 @@ export interface AppServices {
   recorder: SessionRecorder;
   chat: ChatService;
   voice: VoiceSessions;
+  calls: CallSessions;
   readiness: AgentReadiness;
   demand: ProviderDemand;
   rag: RagService;
@@ -75,6 +78,7 @@ export function createApp(deps: AppDeps): ParleyApp {
     { prefix: '', admin: false, routes: [...healthRoutes(deps), openApiRoute(() => openapi), ...clientRoutes()] },
     ...adminAreas(deps),
     sdkArea(deps),
+    telephonyArea(deps),
   ];
   const openapi = buildOpenApi(areas);
 

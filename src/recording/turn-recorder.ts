@@ -156,6 +156,8 @@ export function createTurnRecorder(deps: TurnRecorderDeps): SessionRecorder {
           user_id: s.user_id,
           conversation_id: s.conversation_id,
           ...(s.room === null ? {} : { room: s.room }),
+          // A phone call's ids (call_sid, from, to); other sessions have none.
+          ...(Object.keys(s.metadata).length === 0 ? {} : { metadata: s.metadata }),
         });
         return event;
       });

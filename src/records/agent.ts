@@ -36,7 +36,12 @@ export const defaultAgentSettings = {
   transfer_enabled: false,
   transfer_to: null as string | null,
   analysis: null as AnalysisSettings | null,
+  phone_numbers: [] as string[],
+  phone_caller_id_as_user: true,
 };
+
+/** E.164: `+`, a country code not starting with 0, at most 15 digits in all. */
+export const e164Pattern = /^\+[1-9]\d{1,14}$/;
 
 /** The settings an operator writes (create and patch); `webhook_api_key` is write-only. */
 export const agentSettingsShape = {
@@ -150,6 +155,17 @@ export const agentSettingsShape = {
       'Where `transfer` sends the caller: a SIP URI (sip:desk@pbx.example.com), tel: URI or phone number (+15105550100) for LiveKit SIP transfer; WebSocket clients receive it in the `transfer` message. Null: none (WebSocket clients decide).',
   }),
   analysis: analysisSettingsSchema.nullable(),
+  phone_numbers: z
+    .array(z.string().regex(e164Pattern, 'must be an E.164 number such as +15105550100'))
+    .max(100)
+    .refine((numbers) => new Set(numbers).size === numbers.length, { message: 'lists a number twice' })
+    .meta({
+      description:
+        'Phone numbers (E.164) whose calls this agent answers (Twilio voice webhook, see Phone calls). A number belongs to one agent: one already on another agent is 409 `conflict`.',
+    }),
+  phone_caller_id_as_user: z.boolean().meta({
+    description: "Phone calls: the caller's number (`From`) becomes the session's `user_id`; false: `user_id` is null.",
+  }),
 };
 
 export const agentCreateSchema = z
@@ -200,6 +216,8 @@ export const agentSchema = z
         schema: z.record(z.string(), z.unknown()).nullable(),
       })
       .nullable(),
+    phone_numbers: z.array(z.string()),
+    phone_caller_id_as_user: z.boolean(),
     agent_token: z.string().meta({ description: 'Secret the SDK sends as `agent_token`; regenerate to revoke.' }),
     created_at: timestampSchema,
     updated_at: timestampSchema,

@@ -13,6 +13,7 @@ export const knownErrorTypes = [
   'llm_not_configured',
   'event_delivery_failed',
   'session_failed',
+  'telephony_bad_signature',
 ] as const;
 
 export const errorRecordSchema = z

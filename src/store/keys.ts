@@ -31,6 +31,10 @@ export class Keys {
   agentIndex(): string {
     return this.k('agents');
   }
+  /** Phone number (E.164) → id of the agent answering it: one hash, kept by save_agent/delete_agent. */
+  agentPhones(): string {
+    return this.k('agent-phones');
+  }
   /** Agent token lookup, keyed by the token's SHA-256 so raw tokens are not key names. */
   agentToken(tokenHash: string): string {
     return this.k('agent-token', tokenHash);

@@ -38,7 +38,12 @@ describe('health endpoints', () => {
   it('GET /health answers without credentials', async () => {
     const res = await p.request('GET', '/health', { apiKey: null });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: 'ok', version, uptime_s: expect.any(Number) });
+    expect(res.body).toEqual({
+      status: 'ok',
+      version,
+      uptime_s: expect.any(Number),
+      telephony: { twilio: 'not_configured' },
+    });
     expect(res.body.uptime_s).toBeGreaterThanOrEqual(0);
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.headers.get('x-request-id')).toBeTruthy();

@@ -13,6 +13,9 @@ import { WsTransport } from './ws-transport.js';
 
 export const mediaPath = '/sdk/v1/media';
 
+/** Takes over an HTTP upgrade request for a WebSocket endpoint. */
+export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
+
 /**
  * The built-in WebSocket media endpoint: `GET /sdk/v1/media?token=<connection_token>&sample_rate=16000`
  * upgraded to a WebSocket. The token names the session and agent; the session must be an active
@@ -26,9 +29,15 @@ export class MediaServer {
     private readonly deps: { store: Store; tokens: MediaTokens; supervisor: SessionSupervisor; logger: Logger },
   ) {}
 
-  attach(server: Server): void {
+  /** Serves upgrades to `mediaPath`, and to each path of `others` (other transports' endpoints); 404 the rest. */
+  attach(server: Server, others: Record<string, UpgradeHandler> = {}): void {
     server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       const url = new URL(req.url ?? '/', 'http://localhost');
+      const other = Object.hasOwn(others, url.pathname) ? others[url.pathname] : undefined;
+      if (other !== undefined) {
+        other(req, socket, head);
+        return;
+      }
       if (url.pathname !== mediaPath) {
         socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
         return;

@@ -4,12 +4,13 @@ import type { ClientMessage, ServerEvent } from './messages.js';
 
 /**
  * The port a voice session runs on: one live media connection, whatever carries it (Parley's own
- * WebSocket endpoint, realtime/websocket; a LiveKit room, realtime/livekit). A voice session reads
+ * WebSocket endpoint, realtime/websocket; a LiveKit room, realtime/livekit; a phone call's Twilio
+ * Media Stream, realtime/telephony). A voice session reads
  * audio and client messages from it and writes events and audio back; each transport maps the
  * messages (./messages.ts) to its own wire.
  */
 export interface MediaTransport {
-  readonly kind: 'websocket' | 'livekit';
+  readonly kind: 'websocket' | 'livekit' | 'twilio';
   /** Rate of incoming audio frames. */
   readonly inputSampleRate: number;
   /** Rate `sendAudio` expects. */

@@ -109,6 +109,16 @@ export class AgentRepository {
     return null;
   }
 
+  /** The agent answering calls to `number` (E.164), or null: for the telephony webhook. */
+  async findByPhoneNumber(number: string): Promise<StoredAgent | null> {
+    const id = await this.redis.hGet(this.keys.agentPhones(), number);
+    if (id === null || id === undefined) return null;
+    const raw = await this.redis.get(this.keys.agent(id));
+    if (raw === null) return null;
+    const agent = withSettingDefaults(JSON.parse(raw) as StoredAgent);
+    return agent.phone_numbers.includes(number) ? agent : null;
+  }
+
   async list(query: PageQuery, filter: AgentFilter = {}): Promise<Page<Agent>> {
     const q = filter.q?.toLowerCase();
     const page = await pageByScore<StoredAgent>(
@@ -149,8 +159,9 @@ export class AgentRepository {
           this.keys.agentIndex(),
           this.keys.agentToken(hashToken(current.agent_token)),
           this.keys.presetAgents(current.preset_id ?? 'none'),
+          this.keys.agentPhones(),
         ],
-        [id, raw],
+        [id, raw, JSON.stringify(withSettingDefaults(current).phone_numbers)],
       );
       if (result === 'ok') return current;
       if (result === 'missing') throw new NotFoundError('agent', id);
@@ -215,6 +226,7 @@ export class AgentRepository {
         this.keys.preset(next.preset_id ?? 'none'),
         this.keys.presetAgents(next.preset_id ?? 'none'),
         this.keys.presetAgents(previous?.record.preset_id ?? 'none'),
+        this.keys.agentPhones(),
       ],
       [
         next.id,
@@ -223,8 +235,12 @@ export class AgentRepository {
         score,
         next.preset_id ?? '',
         previous?.record.preset_id ?? '',
+        JSON.stringify(next.phone_numbers),
+        JSON.stringify(previous === null ? [] : withSettingDefaults(previous.record).phone_numbers),
       ],
     );
+    if (Array.isArray(result) && result[0] === 'phone_taken')
+      throw new ConflictError(`phone number ${String(result[1])} already belongs to agent ${String(result[2])}`);
     switch (result) {
       case 'ok':
         return true;

@@ -29,7 +29,15 @@ export function healthRoutes({ metrics, registry, services, config }: AppDeps): 
       summary: 'Basic health check: the process answers',
       tag,
       responses: { 200: { description: 'Up', schema: healthSchema } },
-      handler: () => ({ headers: noStore, body: { status: 'ok', version, uptime_s: metrics.uptimeSeconds() } }),
+      handler: () => ({
+        headers: noStore,
+        body: {
+          status: 'ok',
+          version,
+          uptime_s: metrics.uptimeSeconds(),
+          telephony: { twilio: config.twilio.authToken === undefined ? 'not_configured' : 'configured' },
+        },
+      }),
     }),
     defineRoute({
       method: 'get',

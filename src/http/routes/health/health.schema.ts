@@ -7,6 +7,11 @@ export const healthSchema = z
     status: z.literal('ok'),
     version: z.string(),
     uptime_s: z.number().meta({ description: 'Seconds since this instance started' }),
+    telephony: z.object({
+      twilio: z.enum(['configured', 'not_configured']).meta({
+        description: 'Phone calls through Twilio Media Streams: `not_configured` without TWILIO_AUTH_TOKEN.',
+      }),
+    }),
   })
   .meta({ id: 'Health' });
 

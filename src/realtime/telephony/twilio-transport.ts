@@ -1,0 +1,150 @@
+import { ReplaySubject, Subject } from 'rxjs';
+import type { WebSocket } from 'ws';
+import type { AudioFrame } from '../../audio/audio-frame.js';
+import { mulawDecode, mulawEncode } from '../../audio/mulaw.js';
+import type { MediaTransport } from '../../sessions/transport/media-transport.js';
+import type { ClientMessage, ServerEvent } from '../../sessions/transport/messages.js';
+import { streamFormat, type OutboundMessage } from './media-stream-protocol.js';
+
+/** Twilio plays 20 ms per inbound `media`; Parley sends the same (the playout's frames). */
+const markEveryMs = 200;
+/** Keypad digits typed within this long of each other reach the session as one text message. */
+export const dtmfGapMs = 1500;
+
+/**
+ * One phone call's Twilio Media Stream as a MediaTransport. μ-law 8 kHz in and out: the session's
+ * microphone graph resamples to 16 kHz for the VAD and STT, and its speech reaches `sendAudio`
+ * already at 8 kHz (`outputSampleRate`), in the playout's 20 ms frames, each one `media` message.
+ *
+ * Marks: after every ~200 ms of audio, and at the end of each answer, a `mark` is sent; Twilio
+ * echoes it once the caller has heard everything before it, so `heardMs` counts what was played.
+ * A phone's buffer cannot pause: a pause or barge-in sends `clear`, which drops what Twilio holds
+ * (at most the playout's lead, 120 ms), and the playout sends again on resume what was cleared.
+ *
+ * Keypad digits (`dtmf`) reach the session as typed text, `keypad: 123` (digits gathered until
+ * `#` or a 1.5 s gap). The call carries no text: session events without audio meaning are dropped.
+ */
+export class TwilioTransport implements MediaTransport {
+  readonly kind = 'twilio';
+  readonly inputSampleRate = streamFormat.sampleRate;
+  readonly outputSampleRate = streamFormat.sampleRate;
+  private readonly audio = new Subject<AudioFrame>();
+  private readonly messages = new Subject<ClientMessage>();
+  private readonly closed = new ReplaySubject<void>(1);
+  readonly audio$ = this.audio.asObservable();
+  readonly messages$ = this.messages.asObservable();
+  readonly closed$ = this.closed.asObservable();
+  private finished = false;
+  private sentSamples = 0;
+  private markedSamples = 0;
+  private marks = 0;
+  /** Sent samples at each mark not yet echoed, by name. */
+  private readonly pendingMarks = new Map<string, number>();
+  private heardSamples = 0;
+  private digits = '';
+  private digitTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly ws: WebSocket,
+    readonly streamSid: string,
+    readonly callSid: string,
+  ) {}
+
+  /** Milliseconds of the agent's speech the caller has heard, by the marks Twilio echoed. */
+  get heardMs(): number {
+    return (this.heardSamples * 1000) / this.outputSampleRate;
+  }
+
+  /** Milliseconds of the agent's speech sent to Twilio. */
+  get sentMs(): number {
+    return (this.sentSamples * 1000) / this.outputSampleRate;
+  }
+
+  /** An inbound `media` payload (μ-law bytes). */
+  receiveAudio(bytes: Uint8Array): void {
+    if (this.finished || bytes.length === 0) return;
+    this.audio.next({ samples: mulawDecode(bytes), sampleRate: this.inputSampleRate });
+  }
+
+  /** Twilio echoed a mark: everything sent before it has been played to the caller. */
+  receiveMark(name: string): void {
+    const at = this.pendingMarks.get(name);
+    if (at === undefined) return;
+    this.pendingMarks.delete(name);
+    this.heardSamples = Math.max(this.heardSamples, at);
+  }
+
+  receiveDigit(digit: string): void {
+    if (this.finished) return;
+    clearTimeout(this.digitTimer);
+    if (digit !== '#') this.digits += digit;
+    if (digit === '#' || this.digits.length >= 32) this.flushDigits();
+    else this.digitTimer = setTimeout(() => this.flushDigits(), dtmfGapMs);
+  }
+
+  send(event: ServerEvent): void {
+    if (event.type === 'interrupted') this.clear();
+    else if (event.type === 'audio_end') this.mark(`turn-${event.turn}-end`);
+  }
+
+  sendAudio(samples: Int16Array): void {
+    if (samples.length === 0) return;
+    const payload = Buffer.from(mulawEncode(samples)).toString('base64');
+    this.write({ event: 'media', streamSid: this.streamSid, media: { payload } });
+    this.sentSamples += samples.length;
+    if (this.sentSamples - this.markedSamples >= (markEveryMs * this.outputSampleRate) / 1000)
+      this.mark(`audio-${this.marks + 1}`);
+  }
+
+  /** Barge-in or pause: Twilio drops the audio it holds; marks after it will never be echoed. */
+  dropQueuedAudio(): void {
+    this.clear();
+  }
+
+  /** Needs the carrier's REST API (a redirect to `<Dial>`), which this transport does not hold. */
+  transfer(): Promise<void> {
+    return Promise.reject(new Error('transfer is not available on Twilio Media Streams calls'));
+  }
+
+  close(code = 1000, reason = ''): void {
+    if (this.ws.readyState === this.ws.OPEN || this.ws.readyState === this.ws.CONNECTING)
+      this.ws.close(code, reason.slice(0, 120));
+    this.finish();
+  }
+
+  /** The stream is over (`stop`, or the socket closed): the caller hung up. */
+  finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    clearTimeout(this.digitTimer);
+    this.audio.complete();
+    this.messages.complete();
+    this.closed.next();
+    this.closed.complete();
+  }
+
+  private flushDigits(): void {
+    this.digitTimer = undefined;
+    if (this.digits === '' || this.finished) return;
+    this.messages.next({ type: 'text', text: `keypad: ${this.digits}` });
+    this.digits = '';
+  }
+
+  private mark(name: string): void {
+    if (this.sentSamples === this.markedSamples && name.startsWith('audio-')) return;
+    this.marks++;
+    this.markedSamples = this.sentSamples;
+    this.pendingMarks.set(name, this.sentSamples);
+    this.write({ event: 'mark', streamSid: this.streamSid, mark: { name } });
+  }
+
+  private clear(): void {
+    // What was cleared is never played: its marks' echoes (Twilio returns them at once) count nothing.
+    this.pendingMarks.clear();
+    this.write({ event: 'clear', streamSid: this.streamSid });
+  }
+
+  private write(message: OutboundMessage): void {
+    if (this.ws.readyState === this.ws.OPEN) this.ws.send(JSON.stringify(message));
+  }
+}
