@@ -20,6 +20,9 @@ import { TwilioTransport } from './twilio-transport.js';
 
 export const twilioMediaPath = '/telephony/v1/twilio/media';
 
+/** Messages held while `start` is being checked: 5 s of 20 ms frames. */
+const maxHeldMessages = 250;
+
 /** A refusal or a protocol failure: the close code and its reason. */
 interface Closing {
   code: number;
@@ -64,6 +67,7 @@ export class TwilioMediaServer {
     }
     let transport: TwilioTransport | null = null;
     let starting = false;
+    const heldMessages: [InboundMessage, Buffer | null][] = [];
     const fail = ({ code, reason }: Closing) => {
       log.warn({ code, reason, stream_sid: transport?.streamSid, call_sid: transport?.callSid }, 'media stream closed');
       ws.close(code, reason.slice(0, 120));
@@ -81,6 +85,7 @@ export class TwilioMediaServer {
               transport = started;
               // The caller hung up while the session was being looked up: end it now.
               if (ws.readyState !== ws.OPEN) started.finish();
+              else for (const [held, audio] of heldMessages.splice(0)) deliver(started, held, audio);
             }
           },
           (err: unknown) => {
@@ -91,20 +96,21 @@ export class TwilioMediaServer {
         return;
       }
       if (!starting) return fail({ code: codes.policyViolation, reason: `${message.event} before start` });
-      const bytes = message.event === 'media' ? decodeBase64(message.media.payload) : null;
-      if (message.event === 'media' && bytes === null)
+      const audio = message.event === 'media' ? decodeBase64(message.media.payload) : null;
+      if (message.event === 'media' && audio === null)
         return fail({ code: codes.invalidData, reason: 'media.payload is not base64' });
-      // Messages racing the start's lookups are dropped (at most a few 20 ms frames), but a stop.
-      if (transport === null) {
-        if (message.event === 'stop') ws.close(codes.normal, 'call ended');
-        return;
-      }
+      if (transport !== null) return deliver(transport, message, audio);
+      // Messages racing the start's lookups wait for the session (a bounded few seconds' worth), but a stop.
+      if (message.event === 'stop') ws.close(codes.normal, 'call ended');
+      else if (heldMessages.length < maxHeldMessages) heldMessages.push([message, audio]);
+    };
+    const deliver = (to: TwilioTransport, message: InboundMessage, audio: Buffer | null): void => {
       if (message.event === 'stop') {
-        transport.finish();
+        to.finish();
         ws.close(codes.normal, 'call ended');
-      } else if (message.event === 'mark') transport.receiveMark(message.mark.name);
-      else if (message.event === 'dtmf') transport.receiveDigit(message.dtmf.digit);
-      else if (bytes !== null) transport.receiveAudio(bytes);
+      } else if (message.event === 'mark') to.receiveMark(message.mark.name);
+      else if (message.event === 'dtmf') to.receiveDigit(message.dtmf.digit);
+      else if (audio !== null) to.receiveAudio(audio);
     };
     ws.on('message', (data, isBinary) => {
       if (isBinary) return fail({ code: codes.invalidData, reason: 'binary messages are not part of the protocol' });
