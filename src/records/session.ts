@@ -36,12 +36,10 @@ export const sessionSchema = z
     id: z.string().meta({ example: 'ses_01jd3n6v8m0000000000000000' }),
     agent_id: z.string(),
     type: z.enum(sessionTypes).meta({ description: '`chat`: text through /sdk/v1/chat. `voice`: real-time audio.' }),
-    transport: z
-      .enum(sessionTransports)
-      .meta({
-        description:
-          'How the client is connected: `chat` (HTTP), `livekit` or `websocket` (media), `twilio` (a phone call through Twilio Media Streams).',
-      }),
+    transport: z.enum(sessionTransports).meta({
+      description:
+        'How the client is connected: `chat` (HTTP), `livekit` or `websocket` (media), `twilio` (a phone call through Twilio Media Streams).',
+    }),
     status: z.enum(sessionStatuses),
     user_id: z.string().nullable().meta({ description: 'End-user identifier the SDK sent; null when none.' }),
     conversation_id: z.string().meta({ description: 'The conversation holding this session’s messages.' }),
