@@ -8,6 +8,7 @@ import { Embedders } from './rag/embedding/embedders.js';
 import { ProviderSet, type SpeechProviders } from './providers/speech-providers.js';
 import { MediaServer } from './realtime/websocket/media-server.js';
 import { TwilioMediaServer, twilioMediaPath } from './realtime/telephony/media-stream-server.js';
+import { twilioRestClient } from './telephony/twilio/rest-config.js';
 import { ProviderRegistry, type ProviderRegistryOptions } from './providers/registry.js';
 import { closeRedis, connectRedis, type Redis } from './store/redis.js';
 import { Store } from './store/store.js';
@@ -75,6 +76,7 @@ export async function openParley(
     supervisor: services.supervisor,
     logger,
     configured: config.twilio.authToken !== undefined,
+    carrier: twilioRestClient(config.twilio),
   });
   logger.info(
     config.twilio.authToken === undefined

@@ -16,6 +16,7 @@ import {
   type InboundMessage,
   type StartMessage,
 } from './media-stream-protocol.js';
+import type { CarrierCalls } from '../../telephony/carrier-calls.js';
 import { TwilioTransport } from './twilio-transport.js';
 
 export const twilioMediaPath = '/telephony/v1/twilio/media';
@@ -47,6 +48,8 @@ export class TwilioMediaServer {
       logger: Logger;
       /** False without TWILIO_AUTH_TOKEN: streams are refused (4503) like the webhook (503). */
       configured: boolean;
+      /** The carrier's REST API (TWILIO_ACCOUNT_SID set): hang-up and transfer of each call. */
+      carrier?: CarrierCalls | undefined;
     },
   ) {}
 
@@ -154,7 +157,16 @@ export class TwilioMediaServer {
       return { code: codes.unavailable, reason: 'the session store is unreachable' };
     }
     if ('code' in found) return found;
-    const transport = new TwilioTransport(ws, streamSid, callSid);
+    const { carrier, logger } = this.deps;
+    const control =
+      carrier === undefined
+        ? undefined
+        : {
+            calls: carrier,
+            failed: (_what: 'hang_up', err: unknown) =>
+              logger.warn({ err, call_sid: callSid, session_id: sessionId }, 'the carrier did not hang up the call'),
+          };
+    const transport = new TwilioTransport(ws, streamSid, callSid, control);
     const attached = await this.deps.supervisor.attach(found.agent, found.session, transport);
     if (!attached.ok) return refusals[attached.refusal];
     return transport;

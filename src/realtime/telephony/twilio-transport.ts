@@ -4,7 +4,15 @@ import type { AudioFrame } from '../../audio/audio-frame.js';
 import { mulawDecode, mulawEncode } from '../../audio/mulaw.js';
 import type { MediaTransport } from '../../sessions/transport/media-transport.js';
 import type { ClientMessage, ServerEvent } from '../../sessions/transport/messages.js';
+import type { CarrierCalls } from '../../telephony/carrier-calls.js';
 import { streamFormat, type OutboundMessage } from './media-stream-protocol.js';
+
+/** The carrier's REST API for this call (TWILIO_ACCOUNT_SID set), and where its failures are told. */
+export interface CallControl {
+  calls: CarrierCalls;
+  /** A hang-up that failed (the call may stay up until the caller hangs up): logged by the caller. */
+  failed(what: 'hang_up', err: unknown): void;
+}
 
 /** Twilio plays 20 ms per inbound `media`; Parley sends the same (the playout's frames). */
 const markEveryMs = 200;
@@ -48,6 +56,8 @@ export class TwilioTransport implements MediaTransport {
     private readonly ws: WebSocket,
     readonly streamSid: string,
     readonly callSid: string,
+    /** Without it (no TWILIO_ACCOUNT_SID) transfer is refused and an ended session only closes the stream. */
+    private readonly control?: CallControl,
   ) {}
 
   /** Milliseconds of the agent's speech the caller has heard, by the marks Twilio echoed. */
@@ -101,12 +111,24 @@ export class TwilioTransport implements MediaTransport {
     this.clear();
   }
 
-  /** Needs the carrier's REST API (a redirect to `<Dial>`), which this transport does not hold. */
-  transfer(): Promise<void> {
-    return Promise.reject(new Error('transfer is not available on Twilio Media Streams calls'));
+  /** The carrier redirects the call to `<Dial>` `to` (REST API); the caller leaves the stream. */
+  transfer(to: string | null): Promise<void> {
+    if (this.control === undefined)
+      return Promise.reject(new Error('transfer needs the carrier REST API: set TWILIO_ACCOUNT_SID'));
+    if (to === null) return Promise.reject(new Error('no transfer destination (the agent has no transfer_to)'));
+    return this.control.calls.transfer(this.callSid, to);
   }
 
+  /**
+   * The session ended on Parley's side (end_call, timeouts, shutdown): the stream closes and, with
+   * the REST API, the call is completed too, so the caller's line is freed at once. After the
+   * caller's own `stop` (finished) there is nothing to hang up.
+   */
   close(code = 1000, reason = ''): void {
+    if (!this.finished && this.control !== undefined && this.callSid !== '') {
+      const { calls, failed } = this.control;
+      calls.hangUp(this.callSid).catch((err: unknown) => failed('hang_up', err));
+    }
     if (this.ws.readyState === this.ws.OPEN || this.ws.readyState === this.ws.CONNECTING)
       this.ws.close(code, reason.slice(0, 120));
     this.finish();
