@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
-import type { RpcProtocol, RpcReply, RpcRequest } from './rpc-protocol.js';
+import { once } from 'node:events';
+import { exitRequest, type RpcProtocol, type RpcReply, type RpcRequest } from './rpc-protocol.js';
 import { workerEntry } from './worker-entry.js';
 
 export interface WorkerClientOptions {
@@ -107,10 +108,24 @@ export class WorkerClient<P extends RpcProtocol> {
     });
   }
 
-  /** Fails what is pending and stops the thread. */
-  async close(reason = `${this.options.name} worker is closed`): Promise<void> {
+  /**
+   * Fails what is pending and stops the thread: it is asked to end itself once the call it is in
+   * returns (a native call cut short by `terminate()` can abort the process), and terminated only
+   * if it has not within `graceMs`.
+   */
+  async close(reason = `${this.options.name} worker is closed`, graceMs = 3_000): Promise<void> {
+    const alive = this.stopped === undefined;
     this.stop(new Error(reason));
-    await this.worker.terminate();
+    if (!alive) return;
+    const exited = once(this.worker, 'exit', { signal: AbortSignal.timeout(graceMs) });
+    this.worker.postMessage(exitRequest);
+    try {
+      await exited;
+    } catch (err) {
+      // Timed out (a call that does not return): the thread is terminated instead.
+      if (!(err instanceof Error && err.name === 'AbortError')) throw err;
+      await this.worker.terminate();
+    }
   }
 
   private pump(): void {

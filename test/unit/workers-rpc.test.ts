@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WorkerClient, type WorkerClientOptions } from '../../src/workers/worker-client.js';
 import type { EchoProtocol } from '../fixtures/workers/echo-worker.js';
@@ -29,6 +32,18 @@ describe('WorkerClient and serveRpc', slow, () => {
     expect(replies).toEqual([{ text: 'a' }, { text: 'b' }, { text: 'c' }]);
     expect(c.completed).toBe(3);
     expect(c.threadId).toBeGreaterThan(0);
+  });
+
+  it('close lets the call the thread is in return before the thread ends (never cuts a native call)', async () => {
+    const c = client();
+    await c.call('echo', { text: 'started' }); // the thread is up
+    const file = join(mkdtempSync(join(tmpdir(), 'parley-worker-')), 'done');
+    const blocking = c.call('block', { ms: 300, file });
+    blocking.catch(() => undefined); // rejected by close below: the caller no longer waits
+    await new Promise((r) => setTimeout(r, 50)); // the request reached the thread
+    await c.close();
+    expect(readFileSync(file, 'utf8')).toBe('done');
+    await expect(blocking).rejects.toThrow(/closed/);
   });
 
   it('moves transferred reply buffers', async () => {
