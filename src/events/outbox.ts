@@ -46,8 +46,8 @@ class DeliveryError extends Error {
  * Delivery of asynchronous events. Events that announce a record (session_start, llm_response,
  * audio_ready, session_end) are written by the record's own script into the transactional outbox
  * (see TurnRecorder) and moved here by the relay; `emit` queues an event that announces no record
- * (context_retrieved) directly. A worker delivers each job with retries and exponential backoff;
- * after the last failure an `event_delivery_failed` error record is written. Jobs survive
+ * (context_retrieved, dtmf) directly. A worker delivers each job with retries and exponential
+ * backoff; after the last failure an `event_delivery_failed` error record is written. Jobs survive
  * restarts: a new worker resumes them.
  */
 export class EventOutbox {

@@ -11,8 +11,11 @@ export type TurnOrigin = TurnInput | { kind: 'say'; text: string };
 
 /** What the turns of one session share. */
 export interface TurnScope {
-  /** The session's transport, for the rate its audio goes out at (how long a playback lasted). */
-  transport: { readonly outputSampleRate: number };
+  /**
+   * The session's transport: the rate its audio goes out at (how long a playback lasted), and what
+   * of the answer the user heard where the carrier reports it (a phone call's marks).
+   */
+  transport: { readonly outputSampleRate: number; answerHeardMs?(): number };
   /** Stores each record; called inside a step of `records` (a SessionRecorder's `inQueue`). */
   recorder: TurnRecorder;
   /** The session's write queue: the report's writes run there in the order the turn asked for them. */
@@ -138,8 +141,14 @@ export class TurnReport {
     return this.startedAt;
   }
 
+  /**
+   * How much of a cut answer the user heard: what the carrier reports played (a phone call), else
+   * the time since its first frame (the client played it as it came).
+   */
   private heardMs(now: number): number {
-    return this.firstAudioAt === null ? 0 : now - this.firstAudioAt;
+    if (this.firstAudioAt === null) return 0;
+    const heard = this.scope.transport.answerHeardMs?.();
+    return heard ?? now - this.firstAudioAt;
   }
 
   private spokenText(): string {

@@ -9,6 +9,8 @@ export const asyncEventTypes = [
   'tool_call',
   // Post-call analysis stored on the conversation (src/analysis).
   'analysis_ready',
+  /** Keypad digits a caller pressed on a phone call (the same digits reach the LLM as text). */
+  'dtmf',
 ] as const;
 export type AsyncEventType = (typeof asyncEventTypes)[number];
 

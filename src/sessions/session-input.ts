@@ -12,12 +12,18 @@ export interface SessionInputOptions extends Omit<ListenOptions, 'stats' | 'now'
   onOverrun: (reason: OverrunReason) => void;
   /** A streaming recogniser that decodes each utterance while it is spoken; none: turns transcribe whole. */
   transcripts?: SegmentTranscripts | undefined;
+  /** Keypad digits arrived (a phone call): told before the machine hears them as a text turn. */
+  onDigits?: ((digits: string) => void) | undefined;
 }
+
+/** How keypad digits reach the LLM or webhook: as the user's words. */
+export const keypadText = (digits: string): string => `keypad: ${digits}`;
 
 /**
  * Everything the user does, as session machine events: the microphone graph's speech start/end,
- * typed messages, hang-up (`end` or the connection closing). The machine invokes this for the
- * whole session (`listen`), so it is unsubscribed, VAD stream and all, when the session ends.
+ * typed messages and keypad digits (as text), hang-up (`end` or the connection closing). The
+ * machine invokes this for the whole session (`listen`), so it is unsubscribed, VAD stream and all,
+ * when the session ends.
  */
 export function sessionInput(transport: MediaTransport, options: SessionInputOptions): Observable<SessionEvent> {
   const { transcripts } = options;
@@ -35,9 +41,12 @@ export function sessionInput(transport: MediaTransport, options: SessionInputOpt
     }),
   );
   const typed = transport.messages$.pipe(
-    map((message): SessionEvent =>
-      message.type === 'text' ? { type: 'TEXT', text: message.text, receivedAt: options.now() } : { type: 'HANGUP' },
-    ),
+    map((message): SessionEvent => {
+      if (message.type === 'end') return { type: 'HANGUP' };
+      if (message.type === 'text') return { type: 'TEXT', text: message.text, receivedAt: options.now() };
+      options.onDigits?.(message.digits);
+      return { type: 'TEXT', text: keypadText(message.digits), receivedAt: options.now() };
+    }),
   );
   const closed = transport.closed$.pipe(map((): SessionEvent => ({ type: 'HANGUP' })));
   return merge(heard, typed, closed);

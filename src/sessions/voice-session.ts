@@ -77,6 +77,12 @@ export class VoiceSession {
     return voice;
   }
 
+  /** The caller pressed keys (a phone call): a `dtmf` event, queued directly (it announces no record). */
+  private keypad(digits: string): void {
+    const callSid = this.session.metadata['call_sid'] ?? null;
+    this.deps.outbox.emit(this.agent, 'dtmf', this.session.id, { digits, call_sid: callSid });
+  }
+
   /** Ends the session cleanly (server shutdown). */
   shutdown(): void {
     if (this.actor?.getSnapshot().status === 'active') this.actor.send({ type: 'SHUTDOWN' });
@@ -137,6 +143,7 @@ export class VoiceSession {
               now,
               onOverrun: (reason) => this.overrun(reason),
               transcripts,
+              onDigits: (digits) => this.keypad(digits),
             }).pipe(finalize(() => transcripts?.close())),
           ),
         ),

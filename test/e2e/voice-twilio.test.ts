@@ -18,6 +18,10 @@ const caller = '+14155550123';
 const longAnswer =
   'Sure. We open at nine in the morning and close at ten in the evening on every day of the week, including public holidays, and the kitchen serves until half past nine.';
 
+/** The transport's mark interval, and its μ-law bytes (8 per ms). */
+const markMs = 200;
+const markBytes = markMs * 8;
+
 let redis: TestRedis;
 let webhook: HttpReceiver;
 let events: HttpReceiver;
@@ -137,7 +141,7 @@ describe('a phone call through Twilio Media Streams', () => {
     );
   });
 
-  it('barge-in: the caller speaking over the answer clears what Twilio holds', async () => {
+  it('barge-in clears what Twilio holds within one mark; the record keeps what the caller heard', async () => {
     const { phone, sessionId } = await call(longAnswer);
     await phone.speak(fliteScript('slt', 300, 'when do you open', 1500));
     await eventually(
@@ -152,6 +156,27 @@ describe('a phone call through Twilio Media Streams', () => {
       { timeoutMs: 10_000, what: 'a clear' },
     );
     expect((await sessionOf(sessionId)).status).toBe('active');
+    // By message order: the answer's audio that went out between the caller's first voiced frame
+    // and the clear. Reported, not asserted: it is mostly the VAD's reaction time (80-120 ms here on
+    // an idle machine, one mark interval is 200 ms), which a loaded CI machine stretches.
+    const onset = phone.speechOnsets.at(-1)!;
+    const clear = phone.received.find((r) => r.event === 'clear');
+    expect(clear?.event).toBe('clear');
+    if (clear?.event === 'clear')
+      console.log(
+        `barge-in: ${((clear.atBytes - onset) / markBytes).toFixed(2)} mark intervals of audio before the clear`,
+      );
+    // the cut answer's playback is recorded as the marks counted it: no more than the phone played
+    // (its `heard` bytes, 8 per ms) and one mark interval, far less than the time it took
+    const played = await eventually(
+      () => eventsOf(sessionId, 'audio_ready'),
+      (e) => e.length === 1,
+      { timeoutMs: 10_000, what: 'the playback record' },
+    );
+    expect(played[0]!.data['interrupted']).toBe(true);
+    const durationMs = played[0]!.data['duration_ms'] as number;
+    expect(durationMs).toBeGreaterThan(0);
+    expect(durationMs).toBeLessThanOrEqual(phone.audioBytes.heard / 8 + markMs);
   });
 
   it('a hang-up mid-answer ends the session at once, records written and session_end queued', async () => {
@@ -176,7 +201,7 @@ describe('a phone call through Twilio Media Streams', () => {
     expect(end[0]!.data).toMatchObject({ reason: 'client_hangup' });
   });
 
-  it('keypad digits reach the webhook as typed text', async () => {
+  it('keypad digits reach the webhook as typed text and the events_url as a dtmf event', async () => {
     const { phone, sessionId } = await call();
     phone.dtmf('4');
     phone.dtmf('2');
@@ -187,5 +212,11 @@ describe('a phone call through Twilio Media Streams', () => {
       { timeoutMs: 10_000, what: 'the keypad turn' },
     );
     expect(turns[0]!.data.transcript).toBe('keypad: 42');
+    // and the operator's events_url is told: a `dtmf` event with the call's id
+    const dtmf = await eventually(
+      () => eventsOf(sessionId, 'dtmf'),
+      (e) => e.length === 1,
+    );
+    expect(dtmf[0]!.data).toEqual({ digits: '42', call_sid: phone.callSid });
   });
 });

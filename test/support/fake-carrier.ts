@@ -8,7 +8,8 @@ import { twilioSignature } from '../../src/realtime/telephony/twilio-signature.j
 export type CarrierReceived =
   | { event: 'media'; bytes: number }
   | { event: 'mark'; name: string }
-  | { event: 'clear' }
+  /** `atBytes`: the agent's audio bytes received before it (message order). */
+  | { event: 'clear'; atBytes: number }
   | { event: 'other'; raw: unknown };
 
 export interface PlaceCall {
@@ -81,6 +82,9 @@ export function streamOf(twiml: string): { url: string; parameters: Record<strin
   return { url: unescape(stream[1]!), parameters };
 }
 
+/** A sample above this is speech, not silence (flite's silence is exact zeros; μ-law keeps it). */
+const voicedLevel = 500;
+
 /**
  * The phone side of one Media Stream. Plays what Parley sends at real time (20 ms per 160 μ-law
  * bytes), echoing each mark once the audio before it has played, and drops its buffer on `clear`
@@ -97,6 +101,8 @@ export class FakePhone {
   /** Bytes received and not yet played; marks waiting at a byte position. */
   private queuedBytes = 0;
   private playedBytes = 0;
+  /** Bytes the caller actually heard: played, not counting what a `clear` dropped. */
+  private heardBytes = 0;
   private receivedBytes = 0;
   private readonly pendingMarks: { name: string; at: number }[] = [];
   private readonly player: NodeJS.Timeout;
@@ -161,10 +167,15 @@ export class FakePhone {
     all.set(pcm[0]!, 0);
     all.set(pcm[1]!, pcm[0]!.length);
     const start = performance.now();
+    let voiced = false;
     for (let i = 0, k = 0; i < all.length; i += 160, k++) {
       if (this.ws.readyState !== WebSocket.OPEN) return;
       const frame = new Int16Array(160);
       frame.set(all.subarray(i, Math.min(all.length, i + 160)));
+      if (!voiced && frame.some((s) => Math.abs(s) > voicedLevel)) {
+        voiced = true;
+        this.speechOnsets.push(this.receivedBytes);
+      }
       this.media(Buffer.from(mulawEncode(frame)).toString('base64'));
       const wait = start + (k + 1) * 20 - performance.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
@@ -218,10 +229,19 @@ export class FakePhone {
     this.ws.close();
   }
 
-  /** Bytes of the agent's audio (μ-law, 8000 per second) received, and played so far. */
-  get audioBytes(): { received: number; played: number } {
-    return { received: this.receivedBytes, played: this.playedBytes };
+  /**
+   * Bytes of the agent's audio (μ-law, 8000 per second) received, and played so far (`played`
+   * counts what a clear dropped as played, for the marks; `heard` does not).
+   */
+  get audioBytes(): { received: number; played: number; heard: number } {
+    return { received: this.receivedBytes, played: this.playedBytes, heard: this.heardBytes };
   }
+
+  /**
+   * For each `speak`, the agent's audio bytes received when its first voiced frame went out: with
+   * `clear`'s `atBytes`, how much more was sent after the caller began to speak (message order).
+   */
+  readonly speechOnsets: number[] = [];
 
   /** Every `media` payload received, decoded: what the caller hears. */
   readonly heard: Int16Array[] = [];
@@ -249,7 +269,7 @@ export class FakePhone {
       this.pendingMarks.push({ name: message.mark.name, at: this.receivedBytes });
       this.play(0);
     } else if (message.event === 'clear') {
-      this.received.push({ event: 'clear' });
+      this.received.push({ event: 'clear', atBytes: this.receivedBytes });
       this.queuedBytes = 0;
       this.playedBytes = this.receivedBytes;
       this.play(0);
@@ -261,6 +281,7 @@ export class FakePhone {
     const n = Math.min(bytes, this.queuedBytes);
     this.queuedBytes -= n;
     this.playedBytes += n;
+    this.heardBytes += n;
     while (this.pendingMarks.length > 0 && this.pendingMarks[0]!.at <= this.playedBytes) {
       const { name } = this.pendingMarks.shift()!;
       this.echoedMarks.push(name);

@@ -29,8 +29,9 @@ export const dtmfGapMs = 1500;
  * A phone's buffer cannot pause: a pause or barge-in sends `clear`, which drops what Twilio holds
  * (at most the playout's lead, 120 ms), and the playout sends again on resume what was cleared.
  *
- * Keypad digits (`dtmf`) reach the session as typed text, `keypad: 123` (digits gathered until
- * `#` or a 1.5 s gap). The call carries no text: session events without audio meaning are dropped.
+ * Keypad digits (`dtmf`) reach the session as one `dtmf` message (digits gathered until `#` or a
+ * 1.5 s gap), which it answers as the text `keypad: 123` and announces as a `dtmf` event. The call
+ * carries no text: session events without audio meaning are dropped.
  */
 export class TwilioTransport implements MediaTransport {
   readonly kind = 'twilio';
@@ -49,6 +50,8 @@ export class TwilioTransport implements MediaTransport {
   /** Sent samples at each mark not yet echoed, by name. */
   private readonly pendingMarks = new Map<string, number>();
   private heardSamples = 0;
+  /** Sent samples when the current answer began (`audio_start`). */
+  private answerStartSamples = 0;
   private digits = '';
   private digitTimer: NodeJS.Timeout | undefined;
 
@@ -68,6 +71,11 @@ export class TwilioTransport implements MediaTransport {
   /** Milliseconds of the agent's speech sent to Twilio. */
   get sentMs(): number {
     return (this.sentSamples * 1000) / this.outputSampleRate;
+  }
+
+  /** Milliseconds of the current answer heard: echoed marks past its `audio_start`. */
+  answerHeardMs(): number {
+    return (Math.max(0, this.heardSamples - this.answerStartSamples) * 1000) / this.outputSampleRate;
   }
 
   /** An inbound `media` payload (μ-law bytes). */
@@ -94,6 +102,7 @@ export class TwilioTransport implements MediaTransport {
 
   send(event: ServerEvent): void {
     if (event.type === 'interrupted') this.clear();
+    else if (event.type === 'audio_start') this.answerStartSamples = this.sentSamples;
     else if (event.type === 'audio_end') this.mark(`turn-${event.turn}-end`);
   }
 
@@ -148,7 +157,7 @@ export class TwilioTransport implements MediaTransport {
   private flushDigits(): void {
     this.digitTimer = undefined;
     if (this.digits === '' || this.finished) return;
-    this.messages.next({ type: 'text', text: `keypad: ${this.digits}` });
+    this.messages.next({ type: 'dtmf', digits: this.digits });
     this.digits = '';
   }
 

@@ -26,6 +26,12 @@ export interface MediaTransport {
    * again on resume. Absent where the client pauses its own player (WebSocket: `playback_paused`).
    */
   dropQueuedAudio?(): void;
+  /**
+   * Milliseconds of the current answer's audio (since its `audio_start`) the user has actually
+   * heard, where the carrier reports playback (a phone call's echoed marks): a cut answer's record
+   * takes it rather than the time since its first frame. Absent elsewhere.
+   */
+  answerHeardMs?(): number;
   close(code?: number, reason?: string): void;
   /**
    * Hands the user over to `to` (call control `transfer`): a SIP transfer on LiveKit, a `transfer`

@@ -8,8 +8,13 @@
 /** Longest typed message a session takes, on every transport. */
 export const maxTypedTextChars = 4000;
 
-/** From the user: typed text (trimmed, 1 to `maxTypedTextChars` characters) or the end of the call. */
-export type ClientMessage = { type: 'text'; text: string } | { type: 'end' };
+/**
+ * From the user: typed text (trimmed, 1 to `maxTypedTextChars` characters), keypad digits (a phone
+ * call's DTMF: the session answers them as the text `keypad: <digits>` and queues a `dtmf` event),
+ * or the end of the call. Only the phone transport sends `dtmf`; the WebSocket protocol has no such
+ * message.
+ */
+export type ClientMessage = { type: 'text'; text: string } | { type: 'dtmf'; digits: string } | { type: 'end' };
 
 /** To the user: the session's progress, turn by turn. */
 export type ServerEvent =
