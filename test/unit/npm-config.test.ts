@@ -40,4 +40,18 @@ describe('the project npm config', () => {
     expect(installs.length).toBeGreaterThan(0);
     for (const line of installs) expect(line).toContain('ONNXRUNTIME_NODE_INSTALL=skip npm');
   });
+
+  it('approves the install script of every locked package that has one (npm 11.16+ warns of the others)', () => {
+    const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { hasInstallScript?: boolean }>;
+    };
+    const scripted = Object.entries(lock.packages)
+      .filter(([, p]) => p.hasInstallScript === true)
+      .map(([path]) => path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length));
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      allowScripts?: Record<string, boolean>;
+    };
+    expect(scripted.length).toBeGreaterThan(0);
+    for (const name of scripted) expect(pkg.allowScripts?.[name], name).toBe(true);
+  });
 });
