@@ -22,7 +22,7 @@ import { IdleSweeper } from './sessions/idle-sweeper.js';
 import { SessionReaper } from './sessions/session-reaper.js';
 import { SessionSupervisor } from './sessions/supervisor.js';
 import { VoiceSessions } from './realtime/session-grants.js';
-import { CallSessions } from './realtime/telephony/call-sessions.js';
+import { CallSessions } from './telephony/call-sessions.js';
 import { VoiceSession } from './sessions/voice-session.js';
 import type { Store } from './store/store.js';
 import { createTurnRecorder, type SessionRecorder } from './recording/turn-recorder.js';
@@ -198,7 +198,7 @@ export async function createServices(parts: ServiceParts): Promise<Services> {
     calls: new CallSessions({
       store,
       recorder,
-      mediaTokens,
+      tokens: mediaTokens,
       tokenTtlS: config.livekitTokenTtlS,
       connectWindowMs: config.voiceConnectWindowMs,
     }),

@@ -11,7 +11,7 @@ import type { RagService } from '../rag/rag-service.js';
 import type { TokenBucket } from '../ratelimit/token-bucket.js';
 import type { LivekitPlane } from '../realtime/livekit/livekit-plane.js';
 import type { VoiceSessions } from '../realtime/session-grants.js';
-import type { CallSessions } from '../realtime/telephony/call-sessions.js';
+import type { CallSessions } from '../telephony/call-sessions.js';
 import type { Store } from '../store/store.js';
 import type { SessionRecorder } from '../recording/turn-recorder.js';
 import type { Area } from './areas.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeBase64, decodeInbound, streamCloseCodes } from '../../src/realtime/telephony/media-stream-protocol.js';
 import { isTwilioSignatureValid, twilioSignature } from '../../src/realtime/telephony/twilio-signature.js';
-import { connectStreamTwiml, sayAndHangUpTwiml } from '../../src/realtime/telephony/twiml.js';
+import { sayAndHangUpTwiml, streamTwiml, twimlDocument } from '../../src/telephony/twilio/twiml.js';
 
 // Twilio's published request-validation example (its SDKs' own tests use it).
 const token = '12345';
@@ -46,7 +46,7 @@ describe('X-Twilio-Signature', () => {
 
 describe('TwiML', () => {
   it('escapes the Stream URL and parameters', () => {
-    expect(connectStreamTwiml('wss://h/x?a=1&b=2', { token: 'a"b<c' })).toBe(
+    expect(twimlDocument(streamTwiml('wss://h/x?a=1&b=2', { token: 'a"b<c' }))).toBe(
       '<?xml version="1.0" encoding="UTF-8"?><Response><Connect><Stream url="wss://h/x?a=1&amp;b=2"><Parameter name="token" value="a&quot;b&lt;c"/></Stream></Connect></Response>',
     );
     expect(sayAndHangUpTwiml('Tom & Jerry')).toContain('<Say>Tom &amp; Jerry</Say><Hangup/>');

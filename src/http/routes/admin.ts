@@ -23,7 +23,7 @@ export function adminAreas({ store, registry, services, config }: AppDeps): Area
         ...errorRoutes(store),
         ...documentRoutes(store, services.rag, config.rag.maxUploadBytes),
         ...livekitRoutes(store, services.livekit, config),
-        ...callRoutes(store, services.recorder, config),
+        ...callRoutes(store, services.recorder, services.calls, config),
       ],
     },
   ];

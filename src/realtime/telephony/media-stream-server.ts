@@ -19,8 +19,6 @@ import {
 import type { CarrierCalls } from '../../telephony/carrier-calls.js';
 import { TwilioTransport } from './twilio-transport.js';
 
-export const twilioMediaPath = '/telephony/v1/twilio/media';
-
 /** Messages held while `start` is being checked: 5 s of 20 ms frames. */
 const maxHeldMessages = 250;
 

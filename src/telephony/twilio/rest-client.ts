@@ -1,6 +1,6 @@
 import type { CarrierCalls } from '../carrier-calls.js';
 import { CarrierError, readTwilioError } from './rest-error.js';
-import { dialTwiml } from './rest-twiml.js';
+import { dialTwiml } from './twiml.js';
 
 /** Twilio's REST API (2010-04-01) for the calls Parley places and controls; no SDK, just fetch. */
 

@@ -1,8 +1,8 @@
 import type { Config } from '../../../config.js';
 import { AppError, ValidationError } from '../../../errors.js';
 import type { SessionRecorder } from '../../../recording/turn-recorder.js';
-import { MediaTokens } from '../../../realtime/websocket/media-token.js';
 import type { Store } from '../../../store/store.js';
+import type { CallSessions } from '../../../telephony/call-sessions.js';
 import { twilioRestClient } from '../../../telephony/twilio/rest-config.js';
 import { OutboundCalls } from '../../../telephony/twilio/rest-outbound.js';
 import { defineRoute, type RouteDef } from '../../route.js';
@@ -15,6 +15,7 @@ const tag = 'Phone calls';
 export function callRoutes(
   store: Store,
   recorder: SessionRecorder,
+  sessions: CallSessions,
   config: Config & { adminApiKey: string },
 ): RouteDef[] {
   const carrier = twilioRestClient(config.twilio);
@@ -22,13 +23,10 @@ export function callRoutes(
     carrier === undefined
       ? undefined
       : new OutboundCalls({
-          store,
+          sessions,
           recorder,
-          // the same key derivation as the media endpoint's, so it accepts these tokens
-          tokens: new MediaTokens(config.adminApiKey),
           carrier,
           publicUrl: config.publicUrl,
-          tokenTtlS: config.livekitTokenTtlS,
           connectWindowMs: config.voiceConnectWindowMs,
         });
   return [

@@ -1,9 +1,9 @@
 import type { Context } from 'koa';
 import type { Logger } from 'pino';
 import { AppError, ValidationError } from '../../../errors.js';
-import type { CallSessions } from '../../../realtime/telephony/call-sessions.js';
+import type { CallSessions } from '../../../telephony/call-sessions.js';
 import { isTwilioSignatureValid } from '../../../realtime/telephony/twilio-signature.js';
-import { connectStreamTwiml, sayAndHangUpTwiml } from '../../../realtime/telephony/twiml.js';
+import { sayAndHangUpTwiml, streamTwiml, twimlDocument } from '../../../telephony/twilio/twiml.js';
 import type { Store } from '../../../store/store.js';
 import { defineRoute, type RouteDef } from '../../route.js';
 import { readFormBody } from './form-body.js';
@@ -72,14 +72,18 @@ export function telephonyRoutes(deps: TelephonyRouteDeps): RouteDef[] {
         const agent = await deps.store.agents.findByPhoneNumber(call.To);
         if (agent === null) {
           deps.logger.info({ call_sid: call.CallSid, to: call.To }, 'call to a number no agent answers: refused');
-          return { headers: xml, body: sayAndHangUpTwiml(unknownNumberMessage) };
+          return { headers: xml, body: twimlDocument(sayAndHangUpTwiml(unknownNumberMessage)) };
         }
-        const stream = await deps.calls.open(agent, { callSid: call.CallSid, from: call.From, to: call.To }, base);
+        const stream = await deps.calls.open(
+          agent,
+          { direction: 'inbound', callSid: call.CallSid, from: call.From, to: call.To },
+          base,
+        );
         deps.logger.info(
           { call_sid: call.CallSid, session_id: stream.session_id, agent_id: agent.id },
           'call answered: media stream requested',
         );
-        return { headers: xml, body: connectStreamTwiml(stream.url, stream.parameters) };
+        return { headers: xml, body: twimlDocument(streamTwiml(stream.url, stream.parameters)) };
       },
     }),
   ];
