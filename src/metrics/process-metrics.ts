@@ -1,3 +1,4 @@
+import { withTimeout } from '../with-timeout.js';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import {
@@ -58,14 +59,7 @@ function round(value: number, digits = 1): number {
   return Math.round(value * f) / f;
 }
 
-function withTimeout<T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} timed out after ${timeoutMs} ms`)), timeoutMs);
-  });
-  promise.catch(() => {}); // the loser of the race must not become an unhandled rejection
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
+const timedOut = (what: string, ms: number) => new Error(`${what} timed out after ${ms} ms`);
 
 export class Metrics {
   private readonly startedAt = performance.now();
@@ -130,7 +124,9 @@ export class Metrics {
   /** One Redis PING with a time limit; never throws. Also updates the Redis gauges. */
   async probeRedis(): Promise<RedisProbe> {
     try {
-      const latency = await withTimeout(this.store.ping(), this.redisTimeoutMs, 'redis ping');
+      const latency = await withTimeout(this.store.ping(), this.redisTimeoutMs, () =>
+        timedOut('redis ping', this.redisTimeoutMs),
+      );
       this.redisUp.set(1);
       this.redisLatency.set(round(latency, 2));
       return { ok: true, latency_ms: round(latency, 2) };
@@ -147,7 +143,9 @@ export class Metrics {
    */
   async countLiveSessions(): Promise<number | null> {
     try {
-      const live = await withTimeout(this.store.leases.countLive(), this.redisTimeoutMs, 'live session count');
+      const live = await withTimeout(this.store.leases.countLive(), this.redisTimeoutMs, () =>
+        timedOut('live session count', this.redisTimeoutMs),
+      );
       this.liveSessions.set(live);
       return live;
     } catch {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { blobToVector } from '../../src/store/repositories/documents.js';
+import { blobToVector } from '../../src/store/repositories/document-vectors.js';
 import { HttpReceiver } from '../support/http-receiver.js';
 import { fakeEmbedding, startOpenAiEmbeddingsServer } from '../support/openai-embeddings-server.js';
 import { startOpenAiServer, type ChatCompletionRequest } from '../support/openai-server.js';

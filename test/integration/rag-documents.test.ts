@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { blobToVector } from '../../src/store/repositories/documents.js';
+import { blobToVector } from '../../src/store/repositories/document-vectors.js';
 import { TestRedis } from '../support/redis-server.js';
 import { startParley, type TestParley } from '../support/parley.js';
 import { corpusFile, ingestCorpus, ragEnv, uploadFile, waitForDocument } from './rag-helpers.js';

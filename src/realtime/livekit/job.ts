@@ -1,3 +1,4 @@
+import { withTimeout } from '../../with-timeout.js';
 import { JobStatus, type Job } from '@livekit/protocol';
 import type { Logger } from 'pino';
 import { nullIfNotFound } from '../../errors.js';
@@ -90,7 +91,11 @@ export class LivekitJob {
   async run(url: string, token: string): Promise<void> {
     const { deps, plan } = this;
     try {
-      const room = await joinWithin(deps.connect(url, token), roomJoinTimeoutMs);
+      const room = await withTimeout(
+        deps.connect(url, token),
+        roomJoinTimeoutMs,
+        () => new Error(`could not join the room within ${roomJoinTimeoutMs} ms`),
+      );
       this.room = room;
       room.onDisconnected((cause) =>
         cause === 'room_closed'
@@ -290,15 +295,3 @@ const refusalMessages: Record<Exclude<AttachRefusal, 'shutting_down' | 'store_un
   session_ended: 'the session has ended',
   failed: 'the voice session failed to start',
 };
-
-async function joinWithin(joining: Promise<AgentRoom>, ms: number): Promise<AgentRoom> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`could not join the room within ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([joining, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}

@@ -2,15 +2,14 @@ import { RESP_TYPES } from 'redis';
 import { isoNow } from '../../records/timestamps.js';
 import { AppError, ConflictError, NotFoundError } from '../../errors.js';
 import { newId } from '../../ids.js';
-import type { Chunk, DocumentRecord, DocumentStatus, DocumentType, SearchIndex } from '../../records/document.js';
-import { hashArgs, int, loadHashes, numberOrNull, text, textOrNull, type Hash } from '../hashes.js';
+import type { Chunk, DocumentRecord, DocumentStatus, DocumentType } from '../../records/document.js';
+import { hashArgs, loadHashes } from '../hashes.js';
 import type { Keys } from '../keys.js';
 import { pageByScore, type Page, type PageQuery } from '../pagination.js';
 import type { Redis } from '../redis.js';
 import { Script } from '../scripts.js';
 import { blobToVector, vectorToBlob } from './document-vectors.js';
-
-export { blobToVector, vectorToBlob };
+import { documentFromHash } from './document-hash.js';
 
 const createDocument = new Script('create_document');
 const finishDocument = new Script('finish_document');
@@ -32,28 +31,6 @@ export interface StoredDocumentChunks {
   document: DocumentRecord;
   chunks: Chunk[];
   vectors: (Float32Array | null)[];
-}
-
-function fromHash(h: Hash): DocumentRecord {
-  const status = text(h, 'status') as DocumentStatus;
-  return {
-    id: text(h, 'id'),
-    agent_id: text(h, 'agent_id'),
-    name: text(h, 'name'),
-    type: text(h, 'type') as DocumentType,
-    size_bytes: int(h, 'size_bytes'),
-    sha256: text(h, 'sha256'),
-    chunk_count: int(h, 'chunk_count'),
-    text_chars: numberOrNull(h, 'text_chars'),
-    embedding_model: text(h, 'embedding_model'),
-    // Documents made before lexical-only indexing were ready with vectors.
-    search_index: status === 'ready' ? ((textOrNull(h, 'search_index') as SearchIndex | null) ?? 'hybrid') : null,
-    vectors_error: textOrNull(h, 'vectors_error'),
-    status,
-    error: textOrNull(h, 'error'),
-    created_at: text(h, 'created_at'),
-    updated_at: text(h, 'updated_at'),
-  };
 }
 
 /**
@@ -122,7 +99,7 @@ export class DocumentRepository {
   async get(agentId: string, docId: string): Promise<DocumentRecord> {
     const h = await this.redis.hGetAll(this.keys.document(agentId, docId));
     if (Object.keys(h).length === 0) throw new NotFoundError('document', docId);
-    return fromHash({ ...h });
+    return documentFromHash({ ...h });
   }
 
   /** Newest first, optionally only one status. */
@@ -308,7 +285,7 @@ export class DocumentRepository {
     return loadHashes(
       this.redis,
       ids.map((id) => this.keys.document(agentId, id)),
-      fromHash,
+      documentFromHash,
     );
   }
 }
