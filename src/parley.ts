@@ -114,7 +114,9 @@ export async function openParley(
         s.once('error', reject);
         s.once('listening', () => {
           const address = s.address();
-          resolve(typeof address === 'object' && address !== null ? address.port : port);
+          const bound = typeof address === 'object' && address !== null ? address.port : port;
+          services.livekit.listening(bound);
+          resolve(bound);
         });
       }),
     close: async () => {

@@ -6,6 +6,7 @@ import { documentRoutes } from './documents/documents.routes.js';
 import { conversationRoutes } from './conversations/conversations.routes.js';
 import { errorRoutes } from './errors/errors.routes.js';
 import { livekitRoutes } from './livekit/livekit.routes.js';
+import { nodeRoutes } from './nodes/nodes.routes.js';
 import { presetRoutes } from './presets/presets.routes.js';
 import { sessionRoutes } from './sessions/sessions.routes.js';
 
@@ -23,6 +24,7 @@ export function adminAreas({ store, registry, services, config }: AppDeps): Area
         ...errorRoutes(store),
         ...documentRoutes(store, services.rag, config.rag.maxUploadBytes),
         ...livekitRoutes(store, services.livekit, config),
+        ...nodeRoutes(store),
         ...callRoutes(store, services.recorder, services.calls, config),
       ],
     },

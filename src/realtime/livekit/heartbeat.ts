@@ -5,9 +5,19 @@ import type { Store } from '../../store/store.js';
 /** One Parley instance as worker-status shows it; written to Redis on every heartbeat. */
 export const instanceStatusSchema = z
   .object({
-    instance_id: z.string().meta({ description: 'This process (host, pid and a random suffix).' }),
+    instance_id: z
+      .string()
+      .meta({ description: 'This process (host/pid/random), as it holds session leases; a restart is a new id.' }),
+    server_id: z.string().meta({
+      description:
+        'The server (node) the process belongs to: host/pid of its cluster primary (PARLEY_WORKERS > 1), else its own.',
+    }),
     host: z.string(),
     pid: z.number().int(),
+    http_url: z
+      .string()
+      .nullable()
+      .meta({ description: 'Where this process listens (host name and port); null until it listens.' }),
     version: z.string(),
     livekit: z.object({
       configured: z.boolean().meta({ description: 'LIVEKIT_URL, key and secret are set on this instance.' }),

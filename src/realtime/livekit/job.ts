@@ -17,10 +17,14 @@ export type RoomEndReason = Extract<
   'participant_left' | 'room_closed' | 'job_terminated' | 'livekit_disconnected' | 'shutdown' | 'error'
 >;
 
-/** The agent a job runs and, for SDK sessions, the session it continues (else one is created). */
+/**
+ * The agent a job runs and, for SDK sessions, the session it continues (else one is created);
+ * `resumes`: the session of a job LiveKit offers again after its worker went away (see jobs.ts).
+ */
 export interface JobPlan {
   agent: StoredAgent;
   session: Session | null;
+  resumes?: string;
 }
 
 export interface JobDeps {
@@ -267,7 +271,11 @@ export class LivekitJob {
       transport: 'livekit',
       user_id: userIdentity,
       room: this.roomName,
-      metadata: { livekit_job_id: this.job.id, livekit_dispatch_id: this.job.dispatchId || null },
+      metadata: {
+        livekit_job_id: this.job.id,
+        livekit_dispatch_id: this.job.dispatchId || null,
+        ...(this.plan.resumes === undefined ? {} : { livekit_resumes_session_id: this.plan.resumes }),
+      },
     });
   }
 

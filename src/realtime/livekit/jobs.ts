@@ -46,11 +46,11 @@ export class LivekitJobs implements JobHost {
     return Math.min(1, this.committed() / this.o.maxSessions);
   }
 
-  async offer(job: Job): Promise<{ available: boolean; reason: string | null }> {
+  async offer(job: Job, resuming = false): Promise<{ available: boolean; reason: string | null }> {
     if (this.closing) return refuse('shutting down');
     if (this.committed() >= this.o.maxSessions)
       return refuse(`at capacity (${this.o.maxSessions} sessions, PARLEY_MAX_SESSIONS)`);
-    const plan = await this.plan(job);
+    const plan = await this.plan(job, resuming);
     if ('reason' in plan) return plan;
     this.reserved.set(job.id, plan);
     return { available: true, reason: null };
@@ -101,7 +101,14 @@ export class LivekitJobs implements JobHost {
     return this.deps.supervisor.size + this.reserved.size + starting;
   }
 
-  private async plan(job: Job): Promise<JobPlan | Refusal> {
+  /**
+   * A job LiveKit offers again (`resuming`: its worker went away, e.g. a node killed mid-call) for
+   * an SDK session that some process had claimed (or that has ended since): that lease belongs to
+   * the lost process and cannot be continued here, so the job starts a new session in the same room
+   * (metadata `livekit_resumes_session_id`); a reaper ends the old one `owner_lost` once its lease
+   * expires. A session nobody had claimed yet is simply continued.
+   */
+  private async plan(job: Job, resuming: boolean): Promise<JobPlan | Refusal> {
     const meta = parseMetadata(job.metadata);
     if (meta === null)
       return refuse('job metadata must be JSON naming the agent: {"agent_id":"agt_…"} (or the SDK\'s session_id)');
@@ -109,6 +116,14 @@ export class LivekitJobs implements JobHost {
     if (meta.session_id !== undefined) {
       const session = await store.sessions.get(meta.session_id).catch(nullIfNotFound);
       if (session === null) return refuse(`session ${meta.session_id} does not exist`);
+      if (resuming && session.transport === 'livekit' && !this.deps.supervisor.has(session.id)) {
+        const claimed = session.status !== 'active' || (await store.leases.holderOf(session.id)) !== null;
+        if (claimed) {
+          const agent = await store.agents.getStored(session.agent_id).catch(nullIfNotFound);
+          if (agent === null) return refuse(`agent ${session.agent_id} no longer exists`);
+          return { agent, session: null, resumes: session.id };
+        }
+      }
       if (session.status !== 'active') return refuse(`session ${session.id} has ended`);
       if (session.transport !== 'livekit') return refuse(`session ${session.id} is not a LiveKit session`);
       if (session.room !== null && job.room !== undefined && session.room !== job.room.name)

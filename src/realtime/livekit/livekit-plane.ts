@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import cluster from 'node:cluster';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
@@ -30,6 +30,8 @@ export interface LivekitPlaneDeps {
   recorder: SessionRecorder;
   supervisor: SessionSupervisor;
   logger: Logger;
+  /** This process's id: the supervisor's lease holder name, so leases and heartbeats name the same node. */
+  instanceId: string;
   overrides?: LivekitPlaneOverrides | undefined;
 }
 
@@ -39,15 +41,17 @@ export interface LivekitPlaneDeps {
  * instance writes for worker-status, LiveKit or not.
  */
 export class LivekitPlane {
-  readonly instanceId = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+  readonly instanceId: string;
   readonly api: LivekitApi | undefined;
   readonly worker: LivekitWorker | undefined;
   readonly jobs: LivekitJobs | undefined;
   private readonly heartbeat: Heartbeat;
   private readonly startedAt = new Date().toISOString();
+  private httpUrl: string | null = null;
 
   constructor(private readonly deps: LivekitPlaneDeps) {
     const { config, store, outbox, recorder, supervisor, logger, overrides } = deps;
+    this.instanceId = deps.instanceId;
     const { url, apiKey, apiSecret, agentName } = config.livekit;
     const log = logger.child({ component: 'livekit' });
     if (url !== undefined && apiKey !== undefined && apiSecret !== undefined) {
@@ -87,6 +91,14 @@ export class LivekitPlane {
     return this.worker !== undefined;
   }
 
+  /** Where this process listens, for the nodes view (set once the HTTP server is bound). */
+  listening(port: number): void {
+    const host = this.deps.config.host;
+    const name = host === '0.0.0.0' || host === '::' || host === '' ? hostname() : host;
+    this.httpUrl = `http://${name.includes(':') ? `[${name}]` : name}:${port}`;
+    void this.heartbeat.beat();
+  }
+
   start(): void {
     this.worker?.start();
     this.heartbeat.start();
@@ -117,8 +129,10 @@ export class LivekitPlane {
       ms === null || ms === undefined ? null : new Date(ms).toISOString();
     return {
       instance_id: this.instanceId,
+      server_id: `${hostname()}/${cluster.isWorker ? process.ppid : process.pid}`,
       host: hostname(),
       pid: process.pid,
+      http_url: this.httpUrl,
       version,
       livekit: {
         configured: w !== undefined,

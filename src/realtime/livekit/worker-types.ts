@@ -4,8 +4,11 @@ import type { LivekitCredentials } from './tokens.js';
 
 /** What the worker asks of whoever runs the jobs (LivekitJobs). */
 export interface JobHost {
-  /** Decides whether to take a job LiveKit offers; a refusal says why (logged). */
-  offer(job: Job): Promise<{ available: boolean; reason: string | null }>;
+  /**
+   * Decides whether to take a job LiveKit offers; a refusal says why (logged). `resuming`: LiveKit
+   * offers again a job whose worker went away (AvailabilityRequest.resuming).
+   */
+  offer(job: Job, resuming?: boolean): Promise<{ available: boolean; reason: string | null }>;
   /** Runs an assigned job: joins the room with `token` at `url`. */
   assign(job: Job, url: string, token: string): void;
   /** LiveKit ended the job (room gone, dispatch deleted, …). */

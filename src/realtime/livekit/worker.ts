@@ -222,7 +222,7 @@ export class LivekitWorker {
     let answer: { available: boolean; reason: string | null };
     if (this.s.draining) answer = { available: false, reason: 'draining' };
     else {
-      answer = await this.o.jobs.offer(job).catch((err: unknown) => ({
+      answer = await this.o.jobs.offer(job, request.resuming).catch((err: unknown) => ({
         available: false,
         reason: `could not check the job: ${err instanceof Error ? err.message : String(err)}`,
       }));

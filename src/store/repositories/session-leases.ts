@@ -99,6 +99,11 @@ export class SessionLeaseRepository {
     return taken;
   }
 
+  /** Who holds the session's lease (an instance id, or `reaping:<reason>`); null when nobody has claimed it. */
+  async holderOf(sessionId: string): Promise<string | null> {
+    return (await this.redis.hGet(this.keys.sessionLeaseHolders(), sessionId)) ?? null;
+  }
+
   /** Sessions running in some process now (unexpired leases held by a process), on all replicas. */
   async countLive(): Promise<number> {
     return Number(await countLive.run(this.redis, [this.keys.sessionLeases(), this.keys.sessionLeaseHolders()], []));

@@ -34,7 +34,7 @@ export class FakeLivekit {
   readonly workers: FakeWorker[] = [];
   readonly rooms = new Map<string, Room>();
   /** Every job offered: its id, the worker that took it (or null), and status updates received. */
-  readonly jobs = new Map<string, { room: string; workerId: string | null; statuses: JobStatus[]; errors: string[] }>();
+  readonly jobs = new Map<string, FakeJob>();
   /** Requests that failed authentication, with why. */
   readonly refused: string[] = [];
   /** Every SIP transfer asked for (TransferSIPParticipant), authorised or not. */
@@ -103,12 +103,24 @@ export class FakeLivekit {
       metadata,
       agentName,
     });
-    this.jobs.set(job.id, { room, workerId: null, statuses: [], errors: [] });
-    const candidates = this.registered(agentName)
+    this.jobs.set(job.id, { job, room, workerId: null, statuses: [], errors: [], offers: [] });
+    return { job, worker: await this.place(job, false) };
+  }
+
+  /**
+   * Offers `job` to available workers (least loaded first) until one accepts, then assigns it with
+   * a room token; `resuming`: the job's worker went away and it is offered again (LiveKit's
+   * AvailabilityRequest.resuming: "previously assigned to another worker but migrated, e.g. worker
+   * failure"). Resolves with the worker that took it, or null.
+   */
+  private async place(job: Job, resuming: boolean): Promise<FakeWorker | null> {
+    const record = this.jobs.get(job.id)!;
+    const candidates = this.registered(job.agentName)
       .filter((w) => w.status === WorkerStatus.WS_AVAILABLE)
       .sort((a, b) => a.load - b.load);
     for (const worker of candidates) {
-      const answer = await worker.offer(job);
+      record.offers.push({ workerId: worker.id!, resuming });
+      const answer = await worker.offer(job, resuming);
       if (!answer.available) continue;
       const token = new AccessToken(this.apiKey, this.apiSecret, {
         identity: answer.participantIdentity,
@@ -116,12 +128,35 @@ export class FakeLivekit {
         attributes: answer.participantAttributes,
         ttl: 600,
       });
-      token.addGrant({ room, roomJoin: true, canPublish: true, canSubscribe: true, canPublishData: true, agent: true });
+      token.addGrant({
+        room: record.room,
+        roomJoin: true,
+        canPublish: true,
+        canSubscribe: true,
+        canPublishData: true,
+        agent: true,
+      });
       worker.send({ case: 'assignment', value: { job, url: this.url, token: await token.toJwt() } });
-      this.jobs.get(job.id)!.workerId = worker.id;
-      return { job, worker };
+      record.workerId = worker.id;
+      return worker;
     }
-    return { job, worker: null };
+    record.workerId = null;
+    return null;
+  }
+
+  /**
+   * A worker's connection closed (its process died, or it lost the network): as the LiveKit server
+   * does, every job it was running that had not ended (no JS_SUCCESS/JS_FAILED) is offered again,
+   * with `resuming`, to the workers still registered.
+   */
+  workerGone(worker: FakeWorker): void {
+    for (const record of this.jobs.values()) {
+      if (worker.id === null || record.workerId !== worker.id) continue;
+      if (record.statuses.some((s) => s === JobStatus.JS_SUCCESS || s === JobStatus.JS_FAILED)) continue;
+      const job = record.job;
+      record.workerId = null;
+      void this.place(job, true).then((taken) => (record.resumedBy = taken?.id ?? null));
+    }
   }
 
   /** LiveKit ends a job (the room was deleted, the dispatch removed). */
@@ -250,7 +285,14 @@ export class FakeWorker {
     private readonly server: FakeLivekit,
   ) {
     socket.on('message', (data: Buffer) => this.onMessage(WorkerMessage.fromBinary(new Uint8Array(data))));
-    socket.on('close', () => (this.open = false));
+    socket.on('close', () => {
+      this.open = false;
+      // An offer this worker will never answer is a refusal.
+      for (const answer of this.answers.values())
+        answer({ available: false, participantIdentity: '', participantName: '', participantAttributes: {} });
+      this.answers.clear();
+      server.workerGone(this);
+    });
     socket.on('error', () => (this.open = false)); // a worker that went away mid-write: it is simply gone
   }
 
@@ -258,10 +300,12 @@ export class FakeWorker {
     if (this.open) this.socket.send(new ServerMessage({ message }).toBinary());
   }
 
-  offer(job: Job): Promise<AvailabilityAnswer> {
+  offer(job: Job, resuming = false): Promise<AvailabilityAnswer> {
     return new Promise((resolve) => {
+      if (!this.open)
+        return resolve({ available: false, participantIdentity: '', participantName: '', participantAttributes: {} });
       this.answers.set(job.id, resolve);
-      this.send({ case: 'availability', value: { job, resuming: false } });
+      this.send({ case: 'availability', value: { job, resuming } });
     });
   }
 
@@ -299,6 +343,20 @@ export class FakeWorker {
         break;
     }
   }
+}
+
+/** A job as the fake server keeps it: where it runs, every offer made, what its worker reported. */
+export interface FakeJob {
+  job: Job;
+  room: string;
+  /** The worker running it now (null: none took it, or its worker went away and nobody took it again). */
+  workerId: string | null;
+  /** Every availability request sent for it, in order. */
+  offers: { workerId: string; resuming: boolean }[];
+  /** After its worker went away: the worker that took it again (null: none did). */
+  resumedBy?: string | null;
+  statuses: JobStatus[];
+  errors: string[];
 }
 
 export interface AvailabilityAnswer {
