@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
-import { envSchema } from './env-schema.js';
+import { envSchema, type Env } from './env-schema.js';
+import { formatRedisAddress, parseNodeList } from './redis-address.js';
 
 /** Every setting Parley reads, parsed once from the environment (the variables: env-schema.ts). */
 
@@ -129,7 +130,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       const shown =
         value === undefined
           ? ''
-          : ` (got ${JSON.stringify(name.includes('KEY') || name.includes('SECRET') ? '***' : value)})`;
+          : ` (got ${JSON.stringify(name.includes('KEY') || name.includes('SECRET') || name.includes('PASSWORD') ? '***' : value)})`;
       return `${name}: ${issue.message}${shown}`;
     });
     throw new ConfigError(problems);
@@ -139,6 +140,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (livekitParts.some((v) => v !== undefined) && livekitParts.some((v) => v === undefined)) {
     throw new ConfigError(['LIVEKIT_URL, LIVEKIT_API_KEY, LIVEKIT_API_SECRET: set all three or none']);
   }
+  const redisProblems = redisTopologyProblems(e);
+  if (redisProblems.length > 0) throw new ConfigError(redisProblems);
   return Object.freeze({
     env: e.NODE_ENV,
     port: e.PORT,
@@ -146,8 +149,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     publicUrl: e.PARLEY_PUBLIC_URL,
     adminApiKey: e.PARLEY_ADMIN_API_KEY,
     dataDir: e.PARLEY_DATA_DIR,
-    redisUrl: e.REDIS_URL,
-    redisPrefix: e.PARLEY_REDIS_PREFIX,
+    redisUrl: redisAddress(e),
+    // On a cluster every Parley key shares one hash tag (docs: notes/redis-topologies.md): `{parley}:{agent:x}` hashes on `parley`.
+    redisPrefix: e.REDIS_CLUSTER_NODES === undefined ? e.PARLEY_REDIS_PREFIX : `{${e.PARLEY_REDIS_PREFIX}}`,
     redisTimeoutMs: e.PARLEY_REDIS_TIMEOUT_MS,
     logLevel: e.PARLEY_LOG_LEVEL,
     jsonLimitBytes: e.PARLEY_JSON_LIMIT_BYTES,
@@ -230,4 +234,51 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     workers: e.PARLEY_WORKERS ?? availableParallelism(),
     vadSilenceFloorDbfs: e.PARLEY_VAD_SILENCE_FLOOR_DBFS,
   });
+}
+
+/** REDIS_URL, REDIS_SENTINELS and REDIS_CLUSTER_NODES name one Redis each: at most one may be set. */
+function redisTopologyProblems(e: Env): string[] {
+  const set = (['REDIS_URL', 'REDIS_SENTINELS', 'REDIS_CLUSTER_NODES'] as const).filter(
+    (name) => e[name] !== undefined,
+  );
+  const problems: string[] = [];
+  if (set.length > 1) problems.push(`${set.join(', ')}: set only one (one Redis server, its Sentinels, or a cluster)`);
+  const dataOptions = (['REDIS_USERNAME', 'REDIS_PASSWORD', 'REDIS_TLS', 'REDIS_WAIT_REPLICAS'] as const).filter(
+    (name) => e[name] !== undefined,
+  );
+  if (dataOptions.length > 0 && e.REDIS_SENTINELS === undefined && e.REDIS_CLUSTER_NODES === undefined) {
+    problems.push(
+      `${dataOptions.join(', ')}: only with REDIS_SENTINELS or REDIS_CLUSTER_NODES (REDIS_URL carries its own user, password and rediss://)`,
+    );
+  }
+  if (e.REDIS_SENTINEL_PASSWORD !== undefined && e.REDIS_SENTINELS === undefined) {
+    problems.push('REDIS_SENTINEL_PASSWORD: only with REDIS_SENTINELS');
+  }
+  return problems;
+}
+
+/** Config.redisUrl: REDIS_URL, or the one-string form of the Sentinels or cluster (src/redis-address.ts). */
+function redisAddress(e: Env): string | undefined {
+  const data = {
+    username: e.REDIS_USERNAME,
+    password: e.REDIS_PASSWORD,
+    tls: e.REDIS_TLS ?? false,
+  };
+  if (e.REDIS_SENTINELS !== undefined) {
+    return formatRedisAddress({
+      kind: 'sentinel',
+      sentinels: parseNodeList(e.REDIS_SENTINELS),
+      masterName: e.REDIS_SENTINEL_MASTER,
+      sentinelPassword: e.REDIS_SENTINEL_PASSWORD,
+      ...data,
+      // A failover promotes a replica; a write no replica holds yet would be lost with the old master.
+      waitReplicas: e.REDIS_WAIT_REPLICAS ?? 1,
+    });
+  }
+  if (e.REDIS_CLUSTER_NODES !== undefined) {
+    const nodes = parseNodeList(e.REDIS_CLUSTER_NODES);
+    const hashTag = e.PARLEY_REDIS_PREFIX;
+    return formatRedisAddress({ kind: 'cluster', nodes, hashTag, ...data, waitReplicas: e.REDIS_WAIT_REPLICAS ?? 0 });
+  }
+  return e.REDIS_URL;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { defaultSentinelMaster, parseNodeList } from './redis-address.js';
 
 /**
  * The environment variables Parley reads and how each is checked (src/config.ts turns the result
@@ -41,6 +42,14 @@ const optionalUrl = (protocols: string[]) =>
     { message: `must be a URL (${protocols.join(' or ')})` },
   );
 
+function isNodeList(list: string): boolean {
+  try {
+    return parseNodeList(list).length > 0;
+  } catch {
+    return false; // parseNodeList's message names the entry; the schema's own message is enough here
+  }
+}
+
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
 const bool = z
@@ -57,6 +66,22 @@ export const envSchema = z.object({
   }),
   PARLEY_DATA_DIR: z.string().default('./data'),
   REDIS_URL: optionalUrl(['redis:', 'rediss:']),
+  /** Sentinels (host:port list) to find the master through; exclusive with REDIS_URL and REDIS_CLUSTER_NODES. */
+  REDIS_SENTINELS: optionalString.refine((v) => v === undefined || isNodeList(v), {
+    message: 'must be a comma list of host:port',
+  }),
+  REDIS_SENTINEL_MASTER: z.string().trim().min(1).default(defaultSentinelMaster),
+  REDIS_SENTINEL_PASSWORD: optionalString,
+  /** Seed nodes (host:port list) of a Redis Cluster; exclusive with REDIS_URL and REDIS_SENTINELS. */
+  REDIS_CLUSTER_NODES: optionalString.refine((v) => v === undefined || isNodeList(v), {
+    message: 'must be a comma list of host:port',
+  }),
+  /** The data nodes' ACL user, password and TLS with REDIS_SENTINELS or REDIS_CLUSTER_NODES (REDIS_URL carries its own). */
+  REDIS_USERNAME: optionalString,
+  REDIS_PASSWORD: optionalString,
+  REDIS_TLS: bool.optional(),
+  /** Replicas that must hold each record write (WAIT) before it counts as done; default 1 with Sentinels, 0 on a cluster. */
+  REDIS_WAIT_REPLICAS: int(0, 16).optional(),
   PARLEY_REDIS_PREFIX: z
     .string()
     .regex(/^[a-z0-9_-]+$/i, 'letters, digits, _ and - only')
@@ -138,3 +163,6 @@ export const envSchema = z.object({
     .refine(isSilenceFloor, 'must be a level in dBFS from -120 to 0, or off')
     .default(defaultSilenceFloorDbfs),
 });
+
+/** The parsed environment (what src/config.ts turns into the Config). */
+export type Env = z.infer<typeof envSchema>;

@@ -1,4 +1,6 @@
 import type { ConnectionOptions, Queue, Worker } from 'bullmq';
+import { Cluster } from 'ioredis';
+import { parseRedisAddress } from '../redis-address.js';
 
 export interface BullConnectionOptions {
   /**
@@ -15,23 +17,68 @@ export interface BullConnectionOptions {
  * own ioredis connections to the same Redis as the store. They reconnect forever, every 100 ms to
  * 2 s (BullMQ's default backs off to 20 s, which would leave workers idle long after an outage),
  * and workers resume taking jobs on their own once Redis is back.
+ *
+ * `redisUrl` is Config.redisUrl (src/redis-address.ts): one server; Sentinels (ioredis asks them
+ * for the master, and again after a failover: `failoverDetector` follows `+switch-master`); or a
+ * cluster, as an ioredis Cluster instance (closed by closeQueue). On a cluster the queues' prefix
+ * must carry a hash tag (BullMQ's scripts touch several keys of a queue): Parley's prefix is
+ * `{parley}` there, so `{parley}:bull:<queue>:…` sits in the store's own slot.
  */
 export function bullConnection(redisUrl: string, options: BullConnectionOptions = {}): ConnectionOptions {
-  const u = new URL(redisUrl);
   const failFast =
     options.failFastMs === undefined
       ? { maxRetriesPerRequest: null }
       : { enableOfflineQueue: false, commandTimeout: options.failFastMs, maxRetriesPerRequest: 1 };
+  const retryStrategy = (times: number) => Math.min(100 * 2 ** times, 2_000);
+  const address = parseRedisAddress(redisUrl);
+  if (address.kind === 'cluster') {
+    return new Cluster(address.nodes, {
+      clusterRetryStrategy: retryStrategy,
+      enableOfflineQueue: options.failFastMs === undefined,
+      redisOptions: {
+        username: address.username,
+        password: address.password,
+        tls: tlsOption(address.tls),
+        ...failFast,
+      },
+    });
+  }
+  if (address.kind === 'sentinel') {
+    return {
+      sentinels: address.sentinels,
+      name: address.masterName,
+      sentinelPassword: address.sentinelPassword,
+      username: address.username,
+      password: address.password,
+      tls: tlsOption(address.tls),
+      enableTLSForSentinelMode: address.tls,
+      failoverDetector: true,
+      retryStrategy,
+      sentinelRetryStrategy: retryStrategy,
+      ...failFast,
+    };
+  }
+  const u = new URL(address.url);
   return {
     host: u.hostname,
     port: Number(u.port || 6379),
     username: u.username === '' ? undefined : decodeURIComponent(u.username),
     password: u.password === '' ? undefined : decodeURIComponent(u.password),
     db: u.pathname.length > 1 ? Number(u.pathname.slice(1)) : 0,
-    tls: u.protocol === 'rediss:' ? {} : undefined,
-    retryStrategy: (times: number) => Math.min(100 * 2 ** times, 2_000),
+    tls: tlsOption(u.protocol === 'rediss:'),
+    retryStrategy,
     ...failFast,
   };
+}
+
+function tlsOption(tls: boolean): { [name: string]: never } | undefined {
+  return tls ? {} : undefined;
+}
+
+/** BullMQ leaves a connection instance it was given open (it may be shared): the cluster ones are Parley's own. */
+async function closeOwnConnection(connection: ConnectionOptions | undefined): Promise<void> {
+  if (!(connection instanceof Cluster)) return;
+  if (!(await within(connection.quit(), bullCloseGraceMs))) connection.disconnect();
 }
 
 /** How long each step of a BullMQ shutdown may take before its connections are dropped. */
@@ -72,4 +119,5 @@ export async function closeQueue(
   await options.between?.();
   // Last resort after a close that timed out: nothing left to try if disconnecting fails too.
   if (!(await within(queue.close(), bullCloseGraceMs))) await queue.disconnect().catch(() => {});
+  await Promise.all([closeOwnConnection(worker?.opts.connection), closeOwnConnection(queue.opts.connection)]);
 }

@@ -25,7 +25,7 @@ export function markStoreUnavailable(err: unknown): void {
 }
 
 /** Redis replies that mean "not now" rather than "wrong": loading its data, failing over, busy. */
-const transientReply = /^(LOADING|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|BUSY|READONLY)\b/;
+const transientReply = /^(LOADING|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|BUSY|READONLY|MOVED|ASK|NOREPLICAS)\b/;
 
 /**
  * What ioredis (BullMQ's client) rejects a command with when Redis is down and the connection
@@ -35,6 +35,7 @@ const ioredisUnavailable = new Set([
   "Stream isn't writeable and enableOfflineQueue options is false",
   'Connection is closed.',
   'Command timed out',
+  "Cluster isn't ready and enableOfflineQueue options is false",
 ]);
 
 /** node-redis's rejection when `commandsQueueMaxLength` commands are already pending (a plain Error). */

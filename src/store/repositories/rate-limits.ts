@@ -2,7 +2,7 @@ import type { Keys } from '../keys.js';
 import type { Redis } from '../redis.js';
 import { Script } from '../scripts.js';
 
-const takeToken = new Script('take_token');
+const takeToken = new Script('take_token', { durable: false });
 
 /** What one take did to a bucket (take_token.lua's reply). */
 export interface TokenTake {

@@ -4,10 +4,10 @@ import { Script } from '../scripts.js';
 
 const awaitMedia = new Script('await_session_media');
 const claimLease = new Script('claim_session_lease');
-const renewLeases = new Script('renew_session_leases');
+const renewLeases = new Script('renew_session_leases', { durable: false });
 const releaseLease = new Script('release_session_lease');
 const takeExpired = new Script('take_expired_sessions');
-const countLive = new Script('count_live_sessions');
+const countLive = new Script('count_live_sessions', { durable: false });
 
 /** Why a claim was refused, or `ok`. */
 export type ClaimResult = 'ok' | 'missing' | 'ended' | 'taken' | 'expired';

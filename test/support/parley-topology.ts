@@ -1,0 +1,28 @@
+import { pino } from 'pino';
+import { loadConfig } from '../../src/config.js';
+import { openParley, type OpenParleyOptions } from '../../src/parley.js';
+import { adminClient } from './admin-client.js';
+import { testAdminKey, type TestParley } from './parley.js';
+
+/**
+ * A real Parley (in this process, on a random port) on the Redis its env names: REDIS_SENTINELS
+ * or REDIS_CLUSTER_NODES (startParley in parley.ts takes one TestRedis's URL).
+ */
+export async function startParleyOn(env: Record<string, string>, options: OpenParleyOptions = {}): Promise<TestParley> {
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    PARLEY_LOG_LEVEL: 'silent',
+    MODELS_DIR: process.env['MODELS_DIR'] ?? '../shared/models',
+    PARLEY_ADMIN_API_KEY: testAdminKey,
+    ...env,
+  });
+  const logger = pino({ level: process.env['PARLEY_TEST_LOG'] ?? 'silent' });
+  const parley = await openParley(
+    { ...config, adminApiKey: testAdminKey, redisUrl: config.redisUrl! },
+    logger,
+    options,
+  );
+  const port = await parley.listen(0, '127.0.0.1');
+  const url = `http://127.0.0.1:${port}`;
+  return { parley, url, ...adminClient(url, testAdminKey), close: () => parley.close() };
+}
