@@ -275,7 +275,10 @@ describe('deploy/k8s', () => {
       expect(exported).toContain(name);
       const rule = rules.find((r) => (r['name'] as Yaml)['as'] === name);
       expect(rule, name).toBeDefined();
-      expect(String(rule!['seriesQuery']).split('{')[0]).toBe(name);
+      expect(String(rule!['metricsQuery'])).toContain(`sum(${name}{`);
+      // The rule reads only metrics Parley exports (found and zeroed through one every process has).
+      const queried = `${String(rule!['seriesQuery'])} ${String(rule!['metricsQuery'])}`.match(/\bparley_[a-z_]+/g);
+      for (const metric of queried ?? []) expect(exported, metric).toContain(metric);
       // Below what a pod holds: PARLEY_WORKERS processes of PARLEY_MAX_SESSIONS each.
       const capacity = Number(config['PARLEY_WORKERS']) * Number(config['PARLEY_MAX_SESSIONS']);
       expect(Number((m['target'] as Yaml)['averageValue'])).toBeLessThan(capacity);
