@@ -40,6 +40,10 @@ const known = new Set(Object.keys(envSchema.shape));
 const files = listFiles(deployDir);
 const read = (path: string) => readFileSync(join(deployDir, path), 'utf8');
 const docsOf = (path: string) => parseYamlFile(deployDir, path).docs;
+const copies: string[] = [];
+afterAll(() => {
+  for (const copy of copies) rmSync(copy, { recursive: true, force: true });
+});
 
 /** Compose durations (`25s`, `1m30s`) in seconds. */
 function seconds(duration: unknown): number {
@@ -93,7 +97,7 @@ describe('deploy/: every file parses, every Parley variable is known to the conf
 
   it('reports a variable the schema does not know, wherever it is planted (a copy of deploy/)', () => {
     const copy = mkdtempSync(join(tmpdir(), 'parley-deploy-'));
-    afterAll(() => rmSync(copy, { recursive: true, force: true }));
+    copies.push(copy);
     cpSync(deployDir, copy, { recursive: true });
     const plant = (path: string, after: string, line: string) => {
       const text = readFileSync(join(copy, path), 'utf8');
