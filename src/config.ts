@@ -35,6 +35,8 @@ export interface Config {
     readonly timeoutMs: number;
     readonly concurrency: number;
     readonly relayIntervalMs: number;
+    /** PARLEY_EVENT_LOCK_MS: a delivery in flight in a killed process runs again elsewhere within twice this. */
+    readonly lockMs: number;
     /** How long a voice session's record writes are retried while Redis is unreachable. */
     readonly recordRetryMs: number;
     /** Test hook: SIGKILL right after a record announcing this event is stored (NODE_ENV=test only). */
@@ -170,6 +172,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       timeoutMs: e.PARLEY_EVENT_TIMEOUT_MS,
       concurrency: e.PARLEY_EVENT_CONCURRENCY,
       relayIntervalMs: e.PARLEY_EVENT_RELAY_INTERVAL_MS,
+      lockMs: e.PARLEY_EVENT_LOCK_MS,
       recordRetryMs: e.PARLEY_RECORD_RETRY_MS,
       crashAfterRecord: e.NODE_ENV === 'test' ? e.PARLEY_TEST_CRASH_AFTER_RECORD : undefined,
     }),

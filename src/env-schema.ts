@@ -105,6 +105,8 @@ export const envSchema = z.object({
   PARLEY_EVENT_TIMEOUT_MS: int(100, 120_000).default(10_000),
   PARLEY_EVENT_CONCURRENCY: int(1, 256).default(16),
   PARLEY_EVENT_RELAY_INTERVAL_MS: int(10, 600_000).default(1_000),
+  /** BullMQ's lock on an event delivery (lockDuration, and the stalled check): how soon a killed process's deliveries run elsewhere. */
+  PARLEY_EVENT_LOCK_MS: int(1_000, 600_000).default(30_000),
   PARLEY_RECORD_RETRY_MS: int(0, 600_000).default(30_000),
   PARLEY_ANALYSIS_CONCURRENCY: int(0, 64).default(2),
   PARLEY_ANALYSIS_RETRY_BASE_MS: int(10, 600_000).default(5_000),

@@ -91,6 +91,7 @@ export async function createServices(parts: ServiceParts): Promise<Services> {
     timeoutMs: config.events.timeoutMs,
     concurrency: config.events.concurrency,
     relayIntervalMs: config.events.relayIntervalMs,
+    lockMs: config.events.lockMs,
     metrics,
   });
   const analysis = new PostCallAnalysis({

@@ -24,6 +24,8 @@ export interface OutboxOptions {
   concurrency: number;
   /** How often the relay reads the transactional outbox without being woken (other instances, a crashed one). */
   relayIntervalMs: number;
+  /** PARLEY_EVENT_LOCK_MS: a delivery in flight in a killed process is run again by another within twice this. */
+  lockMs?: number | undefined;
   /** Counts delivery outcomes (operator metrics). */
   metrics?: EventDeliveryObserver | undefined;
 }
@@ -63,6 +65,7 @@ export class EventOutbox {
       logger: options.logger,
       attempts,
       retryBaseMs: options.retryBaseMs,
+      lockMs: options.lockMs,
       outbox: {
         key: options.store.keys.eventOutbox(),
         name: 'event outbox',

@@ -18,6 +18,12 @@ export interface DurableQueueOptions<T> {
   attempts: number;
   /** First retry delay; the next ones double, with jitter. */
   retryBaseMs: number;
+  /**
+   * BullMQ's lock on a job in flight (lockDuration, renewed every half of it) and the interval of
+   * the stalled-job check: a job whose process was killed runs again in another within twice this.
+   * Default BullMQ's 30 s.
+   */
+  lockMs?: number | undefined;
   /** The transactional outbox the relay moves into the queue. */
   outbox: {
     /** Its Redis list. */
@@ -114,7 +120,11 @@ export class DurableQueue<T> {
       connection: bullConnection(this.o.redisUrl),
       prefix: `${this.o.prefix}:bull`,
       concurrency: options.concurrency,
+      ...(this.o.lockMs === undefined ? {} : { lockDuration: this.o.lockMs, stalledInterval: this.o.lockMs }),
     });
+    worker.on('stalled', (jobId) =>
+      this.o.logger.info({ job_id: jobId }, `${this.o.label} job stalled (its process stopped): running it again`),
+    );
     const { completed } = options;
     if (completed !== undefined) worker.on('completed', (job) => completed(job));
     worker.on('failed', (job, err) => {

@@ -32,7 +32,14 @@ beforeAll(async () => {
   redis = await TestRedis.start();
   audioApi = await OpenAiAudioServer.start({ transcribe: () => 'hello' });
   webhook = await HttpReceiver.start(() => ({ body: { response: 'Hello from a node.' } }));
-  events = await HttpReceiver.start(() => (eventsUp ? { status: 204 } : { status: 503 }));
+  // `/held`: the first try of each event is answered after 6 s (a slow receiver), so deliveries are
+  // in flight in every node when one is killed; a later try is answered at once.
+  const tried = new Set<string>();
+  events = await HttpReceiver.start((req) => {
+    const id = String(req.headers['x-parley-event-id']);
+    if (req.path === '/held') return tried.has(id) ? { status: 204 } : (tried.add(id), { status: 204, delayMs: 6_000 });
+    return eventsUp ? { status: 204 } : { status: 503 };
+  });
   nodes = await startNodes(redis, 3, {
     OPENAI_BASE_URL: audioApi.baseUrl,
     OPENAI_API_KEY: 'sk-test',
@@ -40,7 +47,11 @@ beforeAll(async () => {
     PARLEY_SESSION_SWEEP_INTERVAL_MS: String(sweepMs),
     PARLEY_RATE_LIMIT_RPM: '1',
     PARLEY_RATE_LIMIT_BURST: '4',
-    PARLEY_EVENT_RETRY_BASE_MS: '300',
+    PARLEY_EVENT_RETRY_BASE_MS: '2000',
+    // One delivery at a time per node, and a short lock: a delivery in flight in the killed node
+    // runs again in another within 2 × 1.5 s.
+    PARLEY_EVENT_CONCURRENCY: '1',
+    PARLEY_EVENT_LOCK_MS: '1500',
     PARLEY_SHUTDOWN_TIMEOUT_MS: '3000',
     PARLEY_DRAIN_TIMEOUT_MS: '200',
   });
@@ -53,7 +64,7 @@ afterAll(async () => {
   await redis?.close();
 }, 60_000);
 
-async function voiceAgent(on: ParleyNode): Promise<{ id: string; agent_token: string }> {
+async function voiceAgent(on: ParleyNode, eventsPath = ''): Promise<{ id: string; agent_token: string }> {
   const preset = await on.request('POST', '/admin/v1/presets', {
     body: {
       name: 'multi-node voice',
@@ -67,13 +78,26 @@ async function voiceAgent(on: ParleyNode): Promise<{ id: string; agent_token: st
       name: 'multi-node',
       mode: 'passthrough',
       webhook_url: webhook.url,
-      events_url: events.url,
+      events_url: `${events.url}${eventsPath}`,
       preset_id: preset.body.id,
     },
   });
   expect(agent.status).toBe(201);
   return agent.body;
 }
+
+/** events.until, printing what arrived when it fails. */
+async function untilEvents(test: () => boolean, timeoutMs: number): Promise<void> {
+  await events.until(test, timeoutMs).catch((err: unknown) => {
+    const t0 = events.requests[0]?.receivedAt ?? 0;
+    const lines = events.requests.map(
+      (r) => `${r.receivedAt - t0} ${r.path} ${(r.json as { type: string }).type} ${eventId(r)} answered=${r.answered}`,
+    );
+    throw new Error(`${(err as Error).message}\n${lines.join('\n')}`);
+  });
+}
+
+const eventId = (r: ReceivedRequest) => String(r.headers['x-parley-event-id']);
 
 const ofSession = (sessionId: string, type: string) => (r: ReceivedRequest) =>
   (r.json as { session_id?: string; type?: string } | undefined)?.session_id === sessionId &&
@@ -164,6 +188,18 @@ describe('three nodes on one Redis', () => {
     client.sendJson({ type: 'text', text: 'are you there?' });
     await events.until(() => events.requests.some(ofSession(sessionId, 'llm_response')), 20_000);
 
+    // Deliveries in flight in every node: one each (concurrency 1), the receiver slow to answer.
+    const held = await voiceAgent(a, '/held');
+    for (const i of [1, 2]) {
+      const chat = await a.request('POST', '/sdk/v1/chat', {
+        apiKey: null,
+        body: { agent_token: held.agent_token, message: `slow ${i}` },
+      });
+      expect(chat.status).toBe(200);
+    }
+    const heldRequests = () => events.requests.filter((r) => r.path === '/held');
+    await events.until(() => heldRequests().filter((r) => !r.answered).length === 3, 20_000);
+
     await killNode(doomed);
     const killedAt = Date.now();
     eventsUp = true;
@@ -186,11 +222,11 @@ describe('three nodes on one Redis', () => {
     expect(reapers).toHaveLength(1);
 
     // session_end delivered once; the llm_response the dead node had queued delivered by the others.
-    await events.until(
+    await untilEvents(
       () =>
         events.requests.some(ofSession(sessionId, 'session_end')) &&
         events.requests.filter(ofSession(sessionId, 'llm_response')).length >= 2,
-      20_000,
+      30_000,
     );
     await new Promise((r) => setTimeout(r, 1_500));
     const ends = events.requests.filter(ofSession(sessionId, 'session_end'));
@@ -199,6 +235,26 @@ describe('three nodes on one Redis', () => {
     const responses = events.requests.filter(ofSession(sessionId, 'llm_response'));
     expect(new Set(responses.map((r) => r.headers['x-parley-event-id'])).size).toBe(1);
 
+    // The delivery the dead node had in flight (its request abandoned) is run again by a survivor:
+    // all four events (two session_start, two llm_response) answered.
+    await untilEvents(
+      () =>
+        new Set(
+          heldRequests()
+            .filter((r) => r.answered)
+            .map(eventId),
+        ).size === 4,
+      30_000,
+    );
+    const abandoned = heldRequests().filter((r) => !r.answered);
+    expect(abandoned).toHaveLength(1);
+    const rerun = heldRequests().find((r) => eventId(r) === eventId(abandoned[0]!) && r.answered)!;
+    console.log(
+      `node lost → its in-flight delivery tried again: ${rerun.receivedAt - killedAt} ms (lock 1.5 s; survivors busy for 6 s)`,
+    );
+    expect(heldRequests().filter((r) => eventId(r) === eventId(abandoned[0]!) && r.answered)).toHaveLength(1);
+    expect([a, b].some((n) => logsOf(n.main, /event job stalled/).length > 0)).toBe(true);
+
     // The dead node leaves the nodes view when its heartbeat expires (10 s).
     const after = await eventually(
       () => a.request('GET', '/admin/v1/nodes'),
@@ -206,5 +262,5 @@ describe('three nodes on one Redis', () => {
       { what: 'two nodes', timeoutMs: 20_000, intervalMs: 200 },
     );
     expect(after.body.data.map((n: { pid: number }) => n.pid)).not.toContain(doomedPid);
-  }, 80_000);
+  }, 90_000);
 });

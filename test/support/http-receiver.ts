@@ -8,6 +8,8 @@ export interface ReceivedRequest {
   /** Parsed JSON body, or undefined when it is not JSON. */
   json: unknown;
   receivedAt: number;
+  /** Set once the reply has been sent (false while pending, and for good when the client went away first). */
+  answered: boolean;
 }
 
 export interface Reply {
@@ -119,6 +121,7 @@ export class HttpReceiver {
       rawBody,
       json,
       receivedAt: Date.now(),
+      answered: false,
     };
     const index = this.requests.push(received) - 1;
     this.check();
@@ -129,5 +132,7 @@ export class HttpReceiver {
       reply.body === undefined ? '' : typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
     res.writeHead(reply.status ?? 200, { 'Content-Type': 'application/json', ...reply.headers });
     res.end(body);
+    received.answered = true;
+    this.check();
   }
 }
