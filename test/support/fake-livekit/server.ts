@@ -19,6 +19,7 @@ import { AccessToken, TokenVerifier, type ClaimGrants } from 'livekit-server-sdk
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 
 /**
@@ -43,6 +44,13 @@ export class FakeLivekit {
   transferFailure: { status: number; code: string; msg: string } | null = null;
   /** Runs when an authorised transfer arrives, before it is answered (e.g. the caller leaves the room). */
   onTransfer: (() => void) | null = null;
+  /**
+   * When set, a room join (rtc-node's signal connection: any WebSocket path but `/agent`) is held
+   * unanswered, as a slow LiveKit would: the job stays "joining" in the process that took it.
+   */
+  holdRoomJoins = false;
+  /** Room joins held so far (their sockets are destroyed on stop). */
+  readonly heldJoins: Duplex[] = [];
   private server!: Server;
   private wss!: WebSocketServer;
   private port = 0;
@@ -79,6 +87,7 @@ export class FakeLivekit {
   /** Stops the server, dropping every connection (a LiveKit outage). */
   async stop(): Promise<void> {
     for (const w of this.workers) w.socket.terminate();
+    for (const socket of this.heldJoins.splice(0)) socket.destroy();
     this.wss.close();
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
@@ -186,6 +195,10 @@ export class FakeLivekit {
     this.wss = new WebSocketServer({ noServer: true });
     this.server.on('upgrade', (req, socket, head) => {
       socket.on('error', () => socket.destroy()); // a client that hung up during the handshake
+      if (this.holdRoomJoins && new URL(req.url ?? '/', 'http://x').pathname !== '/agent') {
+        this.heldJoins.push(socket);
+        return;
+      }
       void this.authorize(req.headers.authorization, (g) => g.video?.agent === true).then((ok) => {
         if (!ok || new URL(req.url ?? '/', 'http://x').pathname !== '/agent') {
           socket.end('HTTP/1.1 401 Unauthorized\r\nConnection: close\r\n\r\n');
