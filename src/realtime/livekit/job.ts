@@ -17,10 +17,7 @@ export type RoomEndReason = Extract<
   'participant_left' | 'room_closed' | 'job_terminated' | 'livekit_disconnected' | 'shutdown' | 'error'
 >;
 
-/**
- * The agent a job runs and, for SDK sessions, the session it continues (else one is created);
- * `resumes`: the session of a job LiveKit offers again after its worker went away (see jobs.ts).
- */
+/** The agent a job runs, the SDK session it continues (else one is created), the lost one it replaces (jobs.ts). */
 export interface JobPlan {
   agent: StoredAgent;
   session: Session | null;
@@ -264,18 +261,15 @@ export class LivekitJob {
   /** A session for a job nobody opened through the SDK (dispatch API, SIP, another token). */
   private async createSession(userIdentity: string): Promise<Session> {
     const { recorder } = this.deps;
-    const agent = this.plan.agent;
+    const { agent, resumes } = this.plan;
+    const replaced: Record<string, string> = resumes === undefined ? {} : { livekit_resumes_session_id: resumes };
     return recorder.started(agent, {
       agent_id: agent.id,
       type: 'voice',
       transport: 'livekit',
       user_id: userIdentity,
       room: this.roomName,
-      metadata: {
-        livekit_job_id: this.job.id,
-        livekit_dispatch_id: this.job.dispatchId || null,
-        ...(this.plan.resumes === undefined ? {} : { livekit_resumes_session_id: this.plan.resumes }),
-      },
+      metadata: { livekit_job_id: this.job.id, livekit_dispatch_id: this.job.dispatchId || null, ...replaced },
     });
   }
 
