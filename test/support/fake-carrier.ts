@@ -3,6 +3,9 @@ import { WebSocket } from 'ws';
 import { mulawDecode, mulawEncode } from '../../src/audio/mulaw.js';
 import { Resampler } from '../../src/audio/resampler.js';
 import { twilioSignature } from '../../src/realtime/telephony/twilio-signature.js';
+import { PhoneMicrophone, type LineEcho } from './phone-microphone.js';
+
+export type { LineEcho } from './phone-microphone.js';
 
 /** What Parley sent back on the stream, in order. */
 export type CarrierReceived =
@@ -105,28 +108,44 @@ export class FakePhone {
   private heardBytes = 0;
   private receivedBytes = 0;
   private readonly pendingMarks: { name: string; at: number }[] = [];
-  private readonly player: NodeJS.Timeout;
+  private readonly player: NodeJS.Timeout | undefined;
   private readonly closedPromise: Promise<void>;
+  /** With a line echo: the phone's loudspeaker and microphone, on one clock. */
+  private readonly microphone: PhoneMicrophone | null;
 
   private constructor(
     readonly ws: WebSocket,
     readonly callSid: string,
     readonly accountSid: string,
+    echo?: LineEcho,
   ) {
     ws.on('message', (data) => this.onMessage(String(data)));
     this.closedPromise = new Promise((resolve) =>
       ws.on('close', (code, reason) => {
         this.closeCode = code;
         this.closeReason = reason.toString();
-        clearInterval(this.player);
+        this.stopPlaying();
         resolve();
       }),
     );
-    this.player = setInterval(() => this.play(160), 20);
+    // with a line echo the microphone's clock plays too (one tick: 20 ms played, 20 ms sent)
+    this.microphone =
+      echo === undefined
+        ? null
+        : new PhoneMicrophone(
+            echo,
+            {
+              played: (samples) => this.play(samples),
+              send: (heard) => this.media(Buffer.from(mulawEncode(heard)).toString('base64')),
+              voiced: () => this.speechOnsets.push(this.receivedBytes),
+            },
+            voicedLevel,
+          );
+    if (this.microphone === null) this.player = setInterval(() => this.play(160), 20);
   }
 
-  /** Opens the stream of a webhook's TwiML and sends `connected` (not yet `start`). */
-  static async connect(answer: WebhookAnswer): Promise<FakePhone> {
+  /** Opens the stream of a webhook's TwiML and sends `connected` (not yet `start`); `echo`: the line hears the phone. */
+  static async connect(answer: WebhookAnswer, echo?: LineEcho): Promise<FakePhone> {
     const stream = streamOf(answer.body);
     if (stream === null) throw new Error(`no <Connect><Stream> in ${answer.body}`);
     const ws = new WebSocket(stream.url);
@@ -134,7 +153,7 @@ export class FakePhone {
       ws.once('open', () => resolve());
       ws.once('error', reject);
     });
-    const phone = new FakePhone(ws, answer.callSid, answer.accountSid);
+    const phone = new FakePhone(ws, answer.callSid, answer.accountSid, echo);
     phone.send({ event: 'connected', protocol: 'Call', version: '1.0.0' });
     phone.parameters = stream.parameters;
     return phone;
@@ -157,15 +176,20 @@ export class FakePhone {
       },
       streamSid: this.streamSid,
     });
+    this.microphone?.start();
   }
 
-  /** Speaks 16 kHz PCM16 as the caller: 8 kHz μ-law, 20 ms `media` messages at real-time pace. */
+  /**
+   * Speaks 16 kHz PCM16 as the caller: 8 kHz μ-law, 20 ms `media` messages at real-time pace (with
+   * a line echo, mixed into the microphone's stream over the echo).
+   */
   async speak(samples16k: Int16Array): Promise<void> {
     const resampler = new Resampler(16_000, 8_000);
     const pcm = [resampler.push(samples16k), resampler.flush()];
     const all = new Int16Array(pcm[0]!.length + pcm[1]!.length);
     all.set(pcm[0]!, 0);
     all.set(pcm[1]!, pcm[0]!.length);
+    if (this.microphone !== null) return this.microphone.say(all);
     const start = performance.now();
     let voiced = false;
     for (let i = 0, k = 0; i < all.length; i += 160, k++) {
@@ -225,8 +249,13 @@ export class FakePhone {
   }
 
   close(): void {
-    clearInterval(this.player);
+    this.stopPlaying();
     this.ws.close();
+  }
+
+  private stopPlaying(): void {
+    clearInterval(this.player);
+    this.microphone?.stop();
   }
 
   /**
@@ -260,7 +289,9 @@ export class FakePhone {
     if (message.streamSid !== this.streamSid) throw new Error(`message for stream ${message.streamSid}`);
     if (message.event === 'media' && message.media !== undefined) {
       const bytes = Buffer.from(message.media.payload, 'base64');
-      this.heard.push(mulawDecode(bytes));
+      const decoded = mulawDecode(bytes);
+      this.heard.push(decoded);
+      this.microphone?.queue(decoded);
       this.received.push({ event: 'media', bytes: bytes.length });
       this.queuedBytes += bytes.length;
       this.receivedBytes += bytes.length;
@@ -271,6 +302,7 @@ export class FakePhone {
     } else if (message.event === 'clear') {
       this.received.push({ event: 'clear', atBytes: this.receivedBytes });
       this.queuedBytes = 0;
+      this.microphone?.drop();
       this.playedBytes = this.receivedBytes;
       this.play(0);
     } else this.received.push({ event: 'other', raw: message });

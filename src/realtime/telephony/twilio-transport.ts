@@ -1,6 +1,7 @@
 import { ReplaySubject, Subject } from 'rxjs';
 import type { WebSocket } from 'ws';
 import type { AudioFrame } from '../../audio/audio-frame.js';
+import { EchoGuard } from '../../audio/echo-guard.js';
 import { mulawDecode, mulawEncode } from '../../audio/mulaw.js';
 import type { MediaTransport } from '../../sessions/transport/media-transport.js';
 import type { ClientMessage, ServerEvent } from '../../sessions/transport/messages.js';
@@ -28,6 +29,11 @@ export const dtmfGapMs = 1500;
  * echoes it once the caller has heard everything before it, so `heardMs` counts what was played.
  * A phone's buffer cannot pause: a pause or barge-in sends `clear`, which drops what Twilio holds
  * (at most the playout's lead, 120 ms), and the playout sends again on resume what was cleared.
+ *
+ * Echo: what the caller's phone plays can come back on its microphone (a speakerphone, a carrier
+ * that does not cancel echo). The call's EchoGuard (audio/echo-guard.ts) is told every frame sent
+ * and every `clear`, and hands on the caller's audio with the agent's own echo muted, so the echo
+ * neither pauses nor interrupts the agent; browsers and LiveKit clients cancel echo themselves.
  *
  * Keypad digits (`dtmf`) reach the session as one `dtmf` message (digits gathered until `#` or a
  * 1.5 s gap), which it answers as the text `keypad: 123` and announces as a `dtmf` event. The call
@@ -61,7 +67,14 @@ export class TwilioTransport implements MediaTransport {
     readonly callSid: string,
     /** Without it (no TWILIO_ACCOUNT_SID) transfer is refused and an ended session only closes the stream. */
     private readonly control?: CallControl,
+    /** The agent's echo muted in what the caller sends; null: the audio passes as it came. */
+    private readonly echo: EchoGuard | null = new EchoGuard({ sampleRate: streamFormat.sampleRate }),
   ) {}
+
+  /** What the echo guard did on this call (null without one). */
+  get echoCounts(): EchoGuard['counts'] | null {
+    return this.echo?.counts ?? null;
+  }
 
   /** Milliseconds of the agent's speech the caller has heard, by the marks Twilio echoed. */
   get heardMs(): number {
@@ -81,8 +94,12 @@ export class TwilioTransport implements MediaTransport {
   /** An inbound `media` payload (μ-law bytes). */
   receiveAudio(bytes: Uint8Array): void {
     if (this.finished || bytes.length === 0) return;
-    this.audio.next({ samples: mulawDecode(bytes), sampleRate: this.inputSampleRate });
+    const samples = mulawDecode(bytes);
+    if (this.echo === null) this.pass(samples);
+    else this.echo.hear(samples, this.pass);
   }
+
+  private readonly pass = (samples: Int16Array): void => this.audio.next({ samples, sampleRate: this.inputSampleRate });
 
   /** Twilio echoed a mark: everything sent before it has been played to the caller. */
   receiveMark(name: string): void {
@@ -110,6 +127,7 @@ export class TwilioTransport implements MediaTransport {
     if (samples.length === 0) return;
     const payload = Buffer.from(mulawEncode(samples)).toString('base64');
     this.write({ event: 'media', streamSid: this.streamSid, media: { payload } });
+    this.echo?.played(samples);
     this.sentSamples += samples.length;
     if (this.sentSamples - this.markedSamples >= (markEveryMs * this.outputSampleRate) / 1000)
       this.mark(`audio-${this.marks + 1}`);
@@ -172,6 +190,7 @@ export class TwilioTransport implements MediaTransport {
   private clear(): void {
     // What was cleared is never played: its marks' echoes (Twilio returns them at once) count nothing.
     this.pendingMarks.clear();
+    this.echo?.dropped();
     this.write({ event: 'clear', streamSid: this.streamSid });
   }
 
