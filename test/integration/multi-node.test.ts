@@ -40,7 +40,7 @@ beforeAll(async () => {
     if (req.path === '/held') return tried.has(id) ? { status: 204 } : (tried.add(id), { status: 204, delayMs: 6_000 });
     return eventsUp ? { status: 204 } : { status: 503 };
   });
-  nodes = await startNodes(redis, 3, {
+  const env = {
     OPENAI_BASE_URL: audioApi.baseUrl,
     OPENAI_API_KEY: 'sk-test',
     PARLEY_SESSION_LEASE_TTL_MS: String(leaseTtlMs),
@@ -54,7 +54,13 @@ beforeAll(async () => {
     PARLEY_EVENT_LOCK_MS: '1500',
     PARLEY_SHUTDOWN_TIMEOUT_MS: '3000',
     PARLEY_DRAIN_TIMEOUT_MS: '200',
-  });
+  };
+  // The third server runs two worker processes (node:cluster): it is lost whole, primary and workers.
+  const [two, one] = await Promise.all([
+    startNodes(redis, 2, env),
+    startNodes(redis, 1, { ...env, PARLEY_WORKERS: '2' }),
+  ]);
+  nodes = [...two, ...one];
 }, 120_000);
 
 afterAll(async () => {
@@ -104,18 +110,24 @@ const ofSession = (sessionId: string, type: string) => (r: ReceivedRequest) =>
   (r.json as { type?: string }).type === type;
 
 describe('three nodes on one Redis', () => {
-  it('each node lists all three in GET /admin/v1/nodes, with where it listens', async () => {
+  it('each server lists every process of the three in GET /admin/v1/nodes, with where it listens', async () => {
+    const serving = nodes.flatMap((n) => n.servingPids()).sort();
+    expect(serving).toHaveLength(4);
     for (const node of nodes) {
       const res = await eventually(
         () => node.request('GET', '/admin/v1/nodes'),
-        (r) => r.status === 200 && r.body.totals.nodes === 3,
-        { what: 'three nodes', intervalMs: 100 },
+        (r) => r.status === 200 && r.body.totals.nodes === 4,
+        { what: 'four processes', intervalMs: 100 },
       );
       expect(res.body.totals.servers).toBe(3);
-      const urls = (res.body.data as { http_url: string }[]).map((n) => n.http_url).sort();
-      expect(urls).toEqual(nodes.map((n) => n.url.replace('127.0.0.1', '127.0.0.1')).sort());
-      const pids = (res.body.data as { pid: number }[]).map((n) => n.pid).sort();
-      expect(pids).toEqual(nodes.map((n) => n.main.child.pid).sort());
+      const listed = res.body.data as { pid: number; http_url: string; server_id: string }[];
+      expect(listed.map((n) => n.pid).sort()).toEqual(serving);
+      for (const n of nodes)
+        for (const pid of n.servingPids()) {
+          const entry = listed.find((l) => l.pid === pid)!;
+          expect(entry.http_url).toBe(n.url);
+          expect(entry.server_id).toMatch(new RegExp(`/${n.main.child.pid}$`));
+        }
     }
     const unauthorized = await nodes[0]!.request('GET', '/admin/v1/nodes', { apiKey: 'wrong' });
     expect(unauthorized.status).toBe(401);
@@ -168,19 +180,19 @@ describe('three nodes on one Redis', () => {
     clients.push(client);
     await client.untilEvent('ready');
 
-    // The other nodes' admin views show the live call: its session and the node running it.
-    const doomedPid = doomed.main.child.pid!;
+    // The other nodes' admin views show the live call: its session and the process running it.
+    const doomedPids = doomed.servingPids();
     const view = await eventually(
       () => b.request('GET', '/admin/v1/nodes'),
       (r) =>
         r.body.data.some(
-          (n: { pid: number; sessions: { total: number } }) => n.pid === doomedPid && n.sessions.total === 1,
+          (n: { pid: number; sessions: { total: number } }) => doomedPids.includes(n.pid) && n.sessions.total === 1,
         ),
       { what: 'the call in the nodes view', intervalMs: 100 },
     );
     expect(view.body.totals.sessions).toBe(1);
     const status = await b.request('GET', '/admin/v1/livekit/worker-status');
-    expect(status.body.totals).toMatchObject({ instances: 3, sessions: 1 });
+    expect(status.body.totals).toMatchObject({ instances: 4, sessions: 1 });
     expect((await a.request('GET', `/admin/v1/sessions/${sessionId}`)).body.status).toBe('active');
 
     // A turn whose llm_response cannot be delivered yet (the receiver answers 503): pending, retried.
@@ -188,7 +200,8 @@ describe('three nodes on one Redis', () => {
     client.sendJson({ type: 'text', text: 'are you there?' });
     await events.until(() => events.requests.some(ofSession(sessionId, 'llm_response')), 20_000);
 
-    // Deliveries in flight in every node: one each (concurrency 1), the receiver slow to answer.
+    // Deliveries in flight in every process: one each (concurrency 1; two chats make four events),
+    // the receiver slow to answer.
     const held = await voiceAgent(a, '/held');
     for (const i of [1, 2]) {
       const chat = await a.request('POST', '/sdk/v1/chat', {
@@ -198,7 +211,7 @@ describe('three nodes on one Redis', () => {
       expect(chat.status).toBe(200);
     }
     const heldRequests = () => events.requests.filter((r) => r.path === '/held');
-    await events.until(() => heldRequests().filter((r) => !r.answered).length === 3, 20_000);
+    await events.until(() => heldRequests().filter((r) => !r.answered).length === 4, 20_000);
 
     await killNode(doomed);
     const killedAt = Date.now();
@@ -235,8 +248,8 @@ describe('three nodes on one Redis', () => {
     const responses = events.requests.filter(ofSession(sessionId, 'llm_response'));
     expect(new Set(responses.map((r) => r.headers['x-parley-event-id'])).size).toBe(1);
 
-    // The delivery the dead node had in flight (its request abandoned) is run again by a survivor:
-    // all four events (two session_start, two llm_response) answered.
+    // The deliveries the dead server's two processes had in flight (their requests abandoned) are
+    // run again by a survivor: all four events (two session_start, two llm_response) answered.
     await untilEvents(
       () =>
         new Set(
@@ -247,20 +260,22 @@ describe('three nodes on one Redis', () => {
       30_000,
     );
     const abandoned = heldRequests().filter((r) => !r.answered);
-    expect(abandoned).toHaveLength(1);
+    expect(abandoned).toHaveLength(2);
     const rerun = heldRequests().find((r) => eventId(r) === eventId(abandoned[0]!) && r.answered)!;
     console.log(
       `node lost → its in-flight delivery tried again: ${rerun.receivedAt - killedAt} ms (lock 1.5 s; survivors busy for 6 s)`,
     );
-    expect(heldRequests().filter((r) => eventId(r) === eventId(abandoned[0]!) && r.answered)).toHaveLength(1);
+    for (const lost of abandoned)
+      expect(heldRequests().filter((r) => eventId(r) === eventId(lost) && r.answered)).toHaveLength(1);
     expect([a, b].some((n) => logsOf(n.main, /event job stalled/).length > 0)).toBe(true);
 
-    // The dead node leaves the nodes view when its heartbeat expires (10 s).
+    // The dead server's processes leave the nodes view when their heartbeats expire (10 s).
     const after = await eventually(
       () => a.request('GET', '/admin/v1/nodes'),
       (r) => r.body.totals.nodes === 2,
       { what: 'two nodes', timeoutMs: 20_000, intervalMs: 200 },
     );
-    expect(after.body.data.map((n: { pid: number }) => n.pid)).not.toContain(doomedPid);
+    expect(after.body.totals.servers).toBe(2);
+    for (const pid of doomedPids) expect(after.body.data.map((n: { pid: number }) => n.pid)).not.toContain(pid);
   }, 90_000);
 });

@@ -10,6 +10,8 @@ export interface ParleyNode extends AdminClient {
   main: MainProcess;
   /** Every pid of the server: its primary and, with PARLEY_WORKERS > 1, its cluster workers. */
   pids(): number[];
+  /** The processes that run Parley (the cluster workers, or the one process with PARLEY_WORKERS=1). */
+  servingPids(): number[];
 }
 
 /**
@@ -41,6 +43,7 @@ export async function startNodes(redis: TestRedis, count: number, env: Record<st
         url,
         main,
         pids: () => [...new Set([main.child.pid!, ...workerPids()])],
+        servingPids: () => (workerPids().length > 0 ? [...new Set(workerPids())] : [main.child.pid!]),
       };
     }),
   );
