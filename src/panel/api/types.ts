@@ -69,6 +69,9 @@ export interface LivekitWorkerStatus {
   livekit: { configured: boolean; url: string | null; agent_name: string; message: string };
   instances: {
     instance_id: string;
+    /** The server (host/pid of its primary) the process belongs to: several processes share one with PARLEY_WORKERS > 1. */
+    server_id: string;
+    http_url: string | null;
     version: string;
     livekit: { state: string; reason: string | null; worker_id: string | null; jobs: number };
     sessions: { livekit: number; websocket: number; total: number };

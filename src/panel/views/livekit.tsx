@@ -96,6 +96,10 @@ function Workers({ worker }: { worker: Resource<LivekitWorkerStatus> }): JSX.Ele
                       <td>
                         {i.instance_id} <span class="muted">v{i.version}</span>
                         {i.draining && <Badge kind="warn">draining</Badge>}
+                        <div class="muted">
+                          server {i.server_id}
+                          {i.http_url !== null && ` · ${i.http_url}`}
+                        </div>
                       </td>
                       <td>
                         {i.livekit.state === 'registered' ? (
