@@ -83,16 +83,33 @@ export function closeRedisNode(client: Redis): void {
   if (client.isOpen) client.destroy();
 }
 
+/** Per client: the WAIT queued behind the one in flight, shared by every write that asks meanwhile. */
+const queuedWaits = new WeakMap<Redis, { queued: Promise<number> | undefined; last: Promise<unknown> }>();
+
 /**
  * Waits until `replicas` replicas hold every write this connection made so far (WAIT), at most
- * half the store's timeout (so the watchdog's PING queued behind it still answers in time). Fewer
- * acknowledgements fail the caller as a store error (503): the write is on the master but could be
- * lost if it failed over now, so it is not reported as done.
+ * half the store's timeout. Fewer acknowledgements fail the caller as a store error (503): the
+ * write is on the master but could be lost if it failed over now, so it is not reported as done.
+ *
+ * WAIT blocks the connection it is sent on (and must go on the one that wrote), so the writes ask
+ * together: at most one WAIT is in flight and one queued behind it, which covers every write
+ * answered before it is sent (group commit). Commands behind it on the connection, the watchdog's
+ * PING included, wait at most one WAIT (`timeoutMs / 2`) when no replica answers.
  */
 export async function awaitReplicas(client: Redis, replicas: number, timeoutMs: number): Promise<void> {
   if (replicas <= 0) return;
   const waitMs = Math.max(1, Math.floor(timeoutMs / 2));
-  const acknowledged = Number(await client.sendCommand(['WAIT', String(replicas), String(waitMs)]));
+  let state = queuedWaits.get(client);
+  if (state === undefined) queuedWaits.set(client, (state = { queued: undefined, last: Promise.resolve() }));
+  const round = state;
+  if (round.queued === undefined) {
+    round.queued = round.last.then(async () => {
+      round.queued = undefined; // writes answered from now on need the next WAIT
+      return Number(await client.sendCommand(['WAIT', String(replicas), String(waitMs)]));
+    });
+    round.last = round.queued.catch(() => undefined); // its caller gets the error; the next round goes on
+  }
+  const acknowledged = await round.queued;
   if (acknowledged >= replicas) return;
   const err = new Error(
     `only ${acknowledged} of ${replicas} Redis replica(s) acknowledged a write within ${waitMs} ms`,

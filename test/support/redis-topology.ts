@@ -91,7 +91,10 @@ const dataArgs = (port: number, dir: string) => [
 
 export const sentinelMasterName = 'parley-test';
 
-/** A master, one replica and three Sentinels (quorum 2, master down after 1 s, failover timeout 3 s). */
+/**
+ * A master, its replicas (two by default: one is left to acknowledge writes after the other is
+ * promoted) and three Sentinels (quorum 2, master down after 1 s, failover timeout 3 s).
+ */
 export class RedisSentinelSet {
   private constructor(
     private readonly dir: string,
@@ -99,23 +102,20 @@ export class RedisSentinelSet {
     readonly sentinels: RedisChild[],
   ) {}
 
-  static async start(): Promise<RedisSentinelSet> {
+  static async start(replicas = 2): Promise<RedisSentinelSet> {
     const dir = mkdtempSync(join(tmpdir(), 'parley-sentinel-'));
     const set = new RedisSentinelSet(dir, [], []);
     try {
       const masterPort = await freePort();
       set.nodes.push(await RedisChild.start('redis-server', dataArgs(masterPort, mkdir(dir, 'master')), masterPort));
-      const replicaPort = await freePort();
-      const replicaArgs = [
-        ...dataArgs(replicaPort, mkdir(dir, 'replica')),
-        '--replicaof',
-        '127.0.0.1',
-        String(masterPort),
-      ];
-      set.nodes.push(await RedisChild.start('redis-server', replicaArgs, replicaPort));
-      await waitFor('the replica to sync', 10_000, async () =>
-        String(await command(replicaPort, ['INFO', 'replication'])).includes('master_link_status:up'),
-      );
+      for (let i = 0; i < replicas; i++) {
+        const port = await freePort();
+        const args = [...dataArgs(port, mkdir(dir, `replica-${i}`)), '--replicaof', '127.0.0.1', String(masterPort)];
+        set.nodes.push(await RedisChild.start('redis-server', args, port));
+        await waitFor('the replica to sync', 10_000, async () =>
+          String(await command(port, ['INFO', 'replication'])).includes('master_link_status:up'),
+        );
+      }
       for (let i = 0; i < 3; i++) {
         const port = await freePort();
         const conf = join(dir, `sentinel-${i}.conf`);
@@ -135,12 +135,12 @@ export class RedisSentinelSet {
         );
         set.sentinels.push(await RedisChild.start('redis-sentinel', [conf], port));
       }
-      // Every Sentinel knows the replica and the two other Sentinels before a failover is possible.
-      await waitFor('the Sentinels to discover each other and the replica', 20_000, async () => {
+      // Every Sentinel knows every replica and the two other Sentinels before a failover is possible.
+      await waitFor('the Sentinels to discover each other and the replicas', 20_000, async () => {
         for (const s of set.sentinels) {
-          const replicas = await command(s.port, ['SENTINEL', 'REPLICAS', sentinelMasterName]);
+          const known = await command(s.port, ['SENTINEL', 'REPLICAS', sentinelMasterName]);
           const others = await command(s.port, ['SENTINEL', 'SENTINELS', sentinelMasterName]);
-          if (!Array.isArray(replicas) || replicas.length < 1 || !Array.isArray(others) || others.length < 2)
+          if (!Array.isArray(known) || known.length < replicas || !Array.isArray(others) || others.length < 2)
             return false;
         }
         return true;
