@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readWav } from '../../src/audio/wav.js';
 import { keySlot } from '../../src/store/cluster-slot.js';
@@ -8,6 +11,10 @@ import { OpenAiAudioServer } from '../support/openai-audio-server.js';
 import { startParleyOn } from '../support/parley-topology.js';
 import type { TestParley } from '../support/parley.js';
 import { command, RedisClusterSet } from '../support/redis-topology.js';
+import { freePort } from '../support/redis-server.js';
+import { startMain, stopMain, waitForExit } from '../support/main-process.js';
+import { adminClient } from '../support/admin-client.js';
+import { testAdminKey } from '../support/parley.js';
 import { VoiceClient } from '../support/voice-client.js';
 import { ragEnv, waitForDocument } from './rag-helpers.js';
 
@@ -196,5 +203,40 @@ describe('Parley on a 3-master Redis Cluster', () => {
     const keys = (await command(owner.port, ['KEYS', '*'])) as string[];
     expect(keys.some((k) => k.startsWith('{parley}:bull:'))).toBe(true);
     expect(keys.filter((k) => keySlot(k) !== slot)).toEqual([]);
+  });
+
+  it('the real entry point: two worker processes on the cluster, no embedded redis-server', async () => {
+    const port = await freePort();
+    const dataDir = mkdtempSync(join(tmpdir(), 'parley-cluster-main-'));
+    const main = startMain({
+      REDIS_CLUSTER_NODES: cluster.nodeList,
+      PARLEY_WORKERS: '2',
+      PORT: String(port),
+      PARLEY_ADMIN_API_KEY: testAdminKey,
+      PARLEY_DATA_DIR: dataDir,
+    });
+    try {
+      await eventually(
+        () => main.stdout(),
+        (out) => out.includes('Parley listening on') || main.child.exitCode !== null,
+        { what: 'Parley listening', timeoutMs: 30_000 },
+      );
+      const api = adminClient(`http://127.0.0.1:${port}`, testAdminKey);
+      for (let i = 0; i < 4; i++) {
+        const res = await api.request('POST', '/admin/v1/agents', { body: { name: `main ${i}` } });
+        expect(res.status).toBe(201);
+      }
+      expect(main.stdout()).not.toMatch(/redis-server/i);
+    } finally {
+      expect((await stopMain(main)).code).toBe(0);
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 40_000);
+
+  it('refuses to start with two Redis topologies named', async () => {
+    const main = startMain({ REDIS_CLUSTER_NODES: cluster.nodeList, REDIS_URL: 'redis://127.0.0.1:1' });
+    const { code } = await waitForExit(main);
+    expect(code).not.toBe(0);
+    expect(`${main.stdout()}${main.stderr()}`).toContain('REDIS_URL, REDIS_CLUSTER_NODES: set only one');
   });
 });
