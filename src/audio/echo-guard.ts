@@ -35,8 +35,8 @@ export interface EchoGuardOptions {
 
 export const defaultEchoGuardOptions: Readonly<EchoGuardOptions> = Object.freeze({
   sampleRate: 8000,
-  maxDelayMs: 600,
-  earlyMs: 60,
+  maxDelayMs: 1000,
+  earlyMs: 100,
   windowMs: 40,
   residualLimit: 0.35,
   releaseFrames: 3,

@@ -136,6 +136,14 @@ describe('the echo guard on a phone line', () => {
     }
   });
 
+  it("finds an echo up to 1 s behind the playing clock (the line's delay, the network's, a busy event loop)", () => {
+    for (const delayMs of [600, 900]) {
+      const { counts } = runLine([{ samples: agent, atFrame: 10, delayMs }], -6).guard;
+      expect(counts.released).toBe(0);
+      expect(counts.muted).toBeGreaterThan(100);
+    }
+  });
+
   it('lets everything through untouched while nothing was played', () => {
     const guard = new EchoGuard();
     const out: number[] = [];
