@@ -78,6 +78,8 @@ export interface Config {
     readonly accountSid: string | undefined;
     /** PARLEY_TWILIO_API_BASE_URL: Twilio's REST API, for outbound calls and call control. */
     readonly apiBaseUrl: string;
+    /** PARLEY_TWILIO_ECHO_GUARD: mute the agent's own echo in the caller's audio (audio/echo-guard.ts). */
+    readonly echoGuard: boolean;
   };
   /** Live voice sessions this process takes; past it, LiveKit jobs are refused and load reads 1. */
   readonly maxSessions: number;
@@ -231,6 +233,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       authToken: e.TWILIO_AUTH_TOKEN,
       accountSid: e.TWILIO_ACCOUNT_SID,
       apiBaseUrl: e.PARLEY_TWILIO_API_BASE_URL,
+      echoGuard: e.PARLEY_TWILIO_ECHO_GUARD,
     }),
     maxSessions: e.PARLEY_MAX_SESSIONS,
     drainTimeoutMs: e.PARLEY_DRAIN_TIMEOUT_MS,

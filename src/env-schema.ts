@@ -151,6 +151,8 @@ export const envSchema = z.object({
   }),
   /** Twilio's REST API (outbound calls, hang-up, transfer); a fake's address in tests. */
   PARLEY_TWILIO_API_BASE_URL: optionalUrl(['http:', 'https:']).transform((v) => v ?? 'https://api.twilio.com'),
+  /** Phone calls: mute the agent's own echo in what the caller sends (audio/echo-guard.ts). */
+  PARLEY_TWILIO_ECHO_GUARD: bool.default(true),
   PARLEY_LIVEKIT_AGENT_NAME: z
     .string()
     .trim()

@@ -78,6 +78,7 @@ export async function openParley(
     logger,
     configured: config.twilio.authToken !== undefined,
     carrier: twilioRestClient(config.twilio),
+    echoGuard: config.twilio.echoGuard,
   });
   logger.info(
     config.twilio.authToken === undefined

@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { EchoGuard } from '../../audio/echo-guard.js';
 import { nullIfNotFound } from '../../errors.js';
 import type { StoredAgent } from '../../records/agent.js';
 import type { Session } from '../../records/session.js';
@@ -48,6 +49,8 @@ export class TwilioMediaServer {
       configured: boolean;
       /** The carrier's REST API (TWILIO_ACCOUNT_SID set): hang-up and transfer of each call. */
       carrier?: CarrierCalls | undefined;
+      /** PARLEY_TWILIO_ECHO_GUARD (default true): each call's transport mutes the agent's own echo. */
+      echoGuard?: boolean;
     },
   ) {}
 
@@ -164,7 +167,8 @@ export class TwilioMediaServer {
             failed: (_what: 'hang_up', err: unknown) =>
               logger.warn({ err, call_sid: callSid, session_id: sessionId }, 'the carrier did not hang up the call'),
           };
-    const transport = new TwilioTransport(ws, streamSid, callSid, control);
+    const echo = this.deps.echoGuard === false ? null : new EchoGuard({ sampleRate: streamFormat.sampleRate });
+    const transport = new TwilioTransport(ws, streamSid, callSid, control, echo);
     const attached = await this.deps.supervisor.attach(found.agent, found.session, transport);
     if (!attached.ok) return refusals[attached.refusal];
     return transport;
