@@ -32,7 +32,9 @@ let events: HttpReceiver;
 const clients: VoiceClient[] = [];
 
 beforeAll(async () => {
-  cluster = await RedisClusterSet.start(3);
+  cluster = await RedisClusterSet.start(3, 1);
+  // Parley's master gets a second replica: after its failover one is left to acknowledge writes (WAIT 1).
+  await cluster.addReplica(await cluster.slotOwner(keySlot('{parley}')));
   audioApi = await OpenAiAudioServer.start({ transcribe: () => 'What time do you open?' });
   webhook = await HttpReceiver.start((req) => ({
     body: { response: `You said: ${(req.json as { data: { transcript: string } }).data.transcript}` },
@@ -41,6 +43,8 @@ beforeAll(async () => {
   p = await startParleyOn({
     ...ragEnv,
     REDIS_CLUSTER_NODES: cluster.nodeList,
+    REDIS_WAIT_REPLICAS: '1',
+    PARLEY_REDIS_TIMEOUT_MS: '1000',
     OPENAI_BASE_URL: audioApi.baseUrl,
     OPENAI_API_KEY: 'sk-test',
     PARLEY_EMBEDDING_WORKERS: '1',
@@ -196,10 +200,15 @@ describe('Parley on a 3-master Redis Cluster', () => {
     for (const { key } of everyKey(p.parley.store.keys)) {
       expect(Number(await command(cluster.nodes[0]!.port, ['CLUSTER', 'KEYSLOT', key]))).toBe(slot);
     }
-    const sizes = await Promise.all(cluster.nodes.map(async (n) => Number(await command(n.port, ['DBSIZE']))));
+    const masters = [];
+    for (const n of cluster.nodes)
+      if (String(await command(n.port, ['INFO', 'replication'])).includes('role:master')) masters.push(n);
+    expect(masters).toHaveLength(3);
+    const sizes = await Promise.all(masters.map(async (n) => Number(await command(n.port, ['DBSIZE']))));
     // one master holds every key (records, indexes, outboxes, BullMQ's queues); the others none
     expect(sizes.filter((n) => n > 0)).toHaveLength(1);
-    const owner = cluster.nodes[sizes.findIndex((n) => n > 0)]!;
+    const owner = masters[sizes.findIndex((n) => n > 0)]!;
+    expect(owner.port).toBe(await cluster.slotOwner(slot));
     const keys = (await command(owner.port, ['KEYS', '*'])) as string[];
     expect(keys.some((k) => k.startsWith('{parley}:bull:'))).toBe(true);
     expect(keys.filter((k) => keySlot(k) !== slot)).toEqual([]);
@@ -239,4 +248,40 @@ describe('Parley on a 3-master Redis Cluster', () => {
     expect(code).not.toBe(0);
     expect(`${main.stdout()}${main.stderr()}`).toContain('REDIS_URL, REDIS_CLUSTER_NODES: set only one');
   });
+
+  it("the slot's master killed: 503 while the cluster fails over to its replica, then served again, no acknowledged turn lost", async () => {
+    const a = await agent('failover');
+    const first = await chat(a.agent_token, 't0');
+    expect(first.status).toBe(200);
+    const sessionId = first.body.session_id as string;
+    const slot = keySlot('{parley}');
+    const killedAt = performance.now();
+    const oldOwner = await cluster.killSlotOwner(slot);
+    const attempts: { text: string; status: number; ms: number; at: number; code?: string }[] = [];
+    let recoveredAt: number | undefined;
+    for (let i = 1; performance.now() - killedAt < 20_000; i++) {
+      const start = performance.now();
+      const res = await chat(a.agent_token, `t${i}`, sessionId);
+      const end = performance.now();
+      const code = (res.body as { error?: { code: string } }).error?.code;
+      attempts.push({ text: `t${i}`, status: res.status, ms: end - start, at: start - killedAt, code });
+      if (res.status === 200 && attempts.some((t) => t.status !== 200)) recoveredAt ??= end;
+      if (recoveredAt !== undefined && end - recoveredAt > 500) break;
+      if (res.status !== 200) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(await cluster.slotOwner(slot)).not.toBe(oldOwner);
+    const failed = attempts.filter((t) => t.status !== 200);
+    console.info(
+      `cluster failover: ${failed.length} requests refused; first success ${Math.round((recoveredAt ?? Number.NaN) - killedAt)} ms ` +
+        `after the kill; slowest answer ${Math.round(Math.max(...attempts.map((t) => t.ms)))} ms`,
+    );
+    expect(failed.filter((t) => t.status !== 503 || t.code !== 'store_unavailable')).toEqual([]);
+    expect(recoveredAt).toBeDefined();
+    expect(Math.max(...attempts.map((t) => t.ms))).toBeLessThan(2_000);
+    const session = await p.request('GET', `/admin/v1/sessions/${sessionId}`);
+    const conversation = await p.request('GET', `/admin/v1/conversations/${session.body.conversation_id}`);
+    const stored = new Set((conversation.body.messages as { text: string }[]).map((m) => m.text));
+    const acknowledged = ['t0', ...attempts.filter((t) => t.status === 200).map((t) => t.text)];
+    expect(acknowledged.filter((t) => !stored.has(t))).toEqual([]);
+  }, 40_000);
 });

@@ -181,18 +181,21 @@ export class RedisSentinelSet {
   }
 }
 
-/** A Redis Cluster of three masters (no replicas), created with `redis-cli --cluster create`. */
+/**
+ * A Redis Cluster of `masters` masters with `replicas` replicas each, created with `redis-cli
+ * --cluster create`; a master unreachable for `cluster-node-timeout` (1 s) is failed over to its replica.
+ */
 export class RedisClusterSet {
   private constructor(
     private readonly dir: string,
     readonly nodes: RedisChild[],
   ) {}
 
-  static async start(masters = 3): Promise<RedisClusterSet> {
+  static async start(masters = 3, replicas = 0): Promise<RedisClusterSet> {
     const dir = mkdtempSync(join(tmpdir(), 'parley-cluster-'));
     const set = new RedisClusterSet(dir, []);
     try {
-      for (let i = 0; i < masters; i++) {
+      for (let i = 0; i < masters * (1 + replicas); i++) {
         const port = await freePort();
         const nodeDir = mkdir(dir, `node-${i}`);
         const args = [
@@ -201,6 +204,8 @@ export class RedisClusterSet {
           'yes',
           '--cluster-config-file',
           join(nodeDir, 'nodes.conf'),
+          '--cluster-node-timeout',
+          '1000',
         ];
         set.nodes.push(await RedisChild.start('redis-server', args, port));
       }
@@ -211,7 +216,7 @@ export class RedisClusterSet {
           'create',
           ...set.nodes.map((n) => `127.0.0.1:${n.port}`),
           '--cluster-replicas',
-          '0',
+          String(replicas),
           '--cluster-yes',
         ],
         { encoding: 'utf8', timeout: 30_000 },
@@ -220,6 +225,13 @@ export class RedisClusterSet {
       await waitFor('cluster_state:ok on every node', 20_000, async () => {
         for (const n of set.nodes)
           if (!String(await command(n.port, ['CLUSTER', 'INFO'])).includes('cluster_state:ok')) return false;
+        return true;
+      });
+      await waitFor('every replica in sync', 20_000, async () => {
+        for (const n of set.nodes) {
+          const info = String(await command(n.port, ['INFO', 'replication']));
+          if (info.includes('role:slave') && !info.includes('master_link_status:up')) return false;
+        }
         return true;
       });
       return set;
@@ -232,6 +244,54 @@ export class RedisClusterSet {
   /** REDIS_CLUSTER_NODES for Parley. */
   get nodeList(): string {
     return this.nodes.map((n) => `127.0.0.1:${n.port}`).join(',');
+  }
+
+  /** Starts one more node and makes it a replica of the master on `masterPort` (redis-cli --cluster add-node). */
+  async addReplica(masterPort: number): Promise<void> {
+    const port = await freePort();
+    const nodeDir = mkdir(this.dir, `node-${this.nodes.length}`);
+    const args = [
+      ...dataArgs(port, nodeDir),
+      ...['--cluster-enabled', 'yes', '--cluster-config-file', join(nodeDir, 'nodes.conf')],
+      ...['--cluster-node-timeout', '1000'],
+    ];
+    this.nodes.push(await RedisChild.start('redis-server', args, port));
+    const masterId = String(await command(masterPort, ['CLUSTER', 'MYID']));
+    const add = spawnSync(
+      'redis-cli',
+      [
+        '--cluster',
+        'add-node',
+        `127.0.0.1:${port}`,
+        `127.0.0.1:${masterPort}`,
+        '--cluster-slave',
+        '--cluster-master-id',
+        masterId,
+      ],
+      { encoding: 'utf8', timeout: 30_000 },
+    );
+    if (add.status !== 0) throw new Error(`redis-cli --cluster add-node failed: ${add.stdout}${add.stderr}`);
+    await waitFor('the new replica in sync', 20_000, async () =>
+      String(await command(port, ['INFO', 'replication'])).includes('master_link_status:up'),
+    );
+  }
+
+  /** The port of the master serving `slot` now, as a live node sees it (CLUSTER SLOTS). */
+  async slotOwner(slot: number): Promise<number> {
+    for (const n of this.nodes.filter((node) => node.running)) {
+      const ranges = await command(n.port, ['CLUSTER', 'SLOTS']);
+      if (!Array.isArray(ranges)) continue;
+      for (const [start, end, master] of ranges as [number, number, [string, number]][])
+        if (start <= slot && slot <= end) return Number(master[1]);
+    }
+    throw new Error(`no live node knows slot ${slot}`);
+  }
+
+  /** Kills the master serving `slot` with SIGKILL; returns its port. */
+  async killSlotOwner(slot: number): Promise<number> {
+    const port = await this.slotOwner(slot);
+    await this.nodes.find((n) => n.port === port)!.stop('SIGKILL');
+    return port;
   }
 
   async close(): Promise<void> {
