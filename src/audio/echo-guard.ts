@@ -1,21 +1,14 @@
 import { EchoFitter } from './echo-fit.js';
 import { PlayedLine } from './played-line.js';
 
-/**
- * Keeps the agent's own voice, coming back on a phone line (a speakerphone, a carrier that does not
- * cancel echo), away from whatever listens to the caller (the VAD, the recogniser). It is told what
- * the phone was sent (`played`) and hears the phone's audio frame by frame (`hear`); while the agent
- * has played anything in the last `maxDelayMs`, each frame is checked against it (echo-fit.ts): a
- * frame the played audio explains, delayed and scaled, is echo and handed on as silence; the
- * caller's voice is handed on as it came once `releaseFrames` frames running say so (one frame can
- * be a fluke where the echo's delay jumps), the frames before it included (held back until then),
- * and it stays open `holdMs` past the caller's last frame. With nothing played in reach, frames pass
- * untouched and nothing is computed.
- */
+/** How an EchoGuard listens (defaultEchoGuardOptions: a phone line). */
 export interface EchoGuardOptions {
   /** Rate of the audio played and heard (a phone line: 8000). */
   sampleRate: number;
-  /** Longest echo delay looked for: the line's echo plus the network's round trip. */
+  /**
+   * Longest echo delay looked for, behind the playing clock: the line's echo, the network's round
+   * trip, and the phone's frames still in flight while Parley sends (a loaded process: 200-300 ms).
+   */
   maxDelayMs: number;
   /** How much earlier than the playing clock says an echo may come (the clock's error). */
   earlyMs: number;
@@ -57,6 +50,17 @@ export interface EchoGuardCounts {
 
 const int16Scale = 1 / 32768;
 
+/**
+ * Keeps the agent's own voice, coming back on a phone line (a speakerphone, a carrier that does not
+ * cancel echo), away from whatever listens to the caller (the VAD, the recogniser). It is told what
+ * the phone was sent (`played`) and hears the phone's audio frame by frame (`hear`); while the agent
+ * has played anything in the last `maxDelayMs`, each frame is checked against it (echo-fit.ts): a
+ * frame the played audio explains, delayed and scaled, is echo and handed on as silence; the
+ * caller's voice is handed on as it came once `releaseFrames` frames running say so (one frame can
+ * be a fluke where the echo's delay jumps), the frames before it included (held back until then),
+ * and it stays open `holdMs` past the caller's last frame. With nothing played in reach, frames pass
+ * untouched and nothing is computed.
+ */
 export class EchoGuard {
   readonly options: Readonly<EchoGuardOptions>;
   readonly counts: EchoGuardCounts = { checked: 0, muted: 0, released: 0 };
@@ -75,7 +79,7 @@ export class EchoGuard {
   /** Caller frames held back until `releaseFrames` in a row. */
   readonly #held: Int16Array[] = [];
   #lag: number | null = null;
-  readonly #noise = new NoiseFloor();
+  readonly #noise: NoiseFloor;
   readonly #silence = new Map<number, Int16Array>();
 
   constructor(options: Partial<EchoGuardOptions> = {}) {
@@ -94,6 +98,7 @@ export class EchoGuard {
     this.#line = new PlayedLine(this.#fitter.span + 4 * sampleRate);
     this.#quietEnergy = window * 10 ** (quietDbfs / 10);
     this.#holdSamples = Math.round(holdMs * perMs);
+    this.#noise = new NoiseFloor(sampleRate);
   }
 
   /** Audio sent to the phone now (it plays after what the phone holds). */
@@ -188,18 +193,23 @@ export class EchoGuard {
   }
 }
 
-/** Blocks of heard audio the noise floor is the quietest window of: 8 × 250 ms at 8 kHz. */
+/** The noise floor is the quietest window of the last 8 blocks of 250 ms. */
 const noiseBlocks = 8;
-const noiseBlockSamples = 2000;
+const noiseBlockMs = 250;
 
 /** The line's noise: the least window energy heard in the last `noiseBlocks` blocks (minimum statistics). */
 class NoiseFloor {
   readonly #mins = new Float64Array(noiseBlocks).fill(Number.POSITIVE_INFINITY);
+  readonly #blockSamples: number;
   #block = -1;
+
+  constructor(sampleRate: number) {
+    this.#blockSamples = Math.round((sampleRate * noiseBlockMs) / 1000);
+  }
 
   /** One window's energy, heard up to position `end`; returns the floor (Infinity until a window is heard). */
   push(energy: number, end: number): number {
-    const block = Math.floor(end / noiseBlockSamples);
+    const block = Math.floor(end / this.#blockSamples);
     if (block !== this.#block) {
       this.#block = block;
       this.#mins[block % noiseBlocks] = Number.POSITIVE_INFINITY;

@@ -71,11 +71,6 @@ export class TwilioTransport implements MediaTransport {
     private readonly echo: EchoGuard | null = new EchoGuard({ sampleRate: streamFormat.sampleRate }),
   ) {}
 
-  /** What the echo guard did on this call (null without one). */
-  get echoCounts(): EchoGuard['counts'] | null {
-    return this.echo?.counts ?? null;
-  }
-
   /** Milliseconds of the agent's speech the caller has heard, by the marks Twilio echoed. */
   get heardMs(): number {
     return (this.heardSamples * 1000) / this.outputSampleRate;
