@@ -60,6 +60,11 @@ interface Attempt {
   code?: string;
 }
 
+/** A progress line when PARLEY_TEST_LOG is set (with Parley's own log at that level). */
+function step(what: string): void {
+  if (process.env['PARLEY_TEST_LOG'] !== undefined) console.info(`${Math.round(performance.now())} ms: ${what}`);
+}
+
 /** Every message of a conversation, newest page first (pages of 500 by `messages_cursor`). */
 async function allMessages(conversationId: string): Promise<{ text: string }[]> {
   const messages: { text: string }[] = [];
@@ -108,8 +113,6 @@ describe('Parley on Redis Sentinel, master killed', () => {
     });
     expect(first.status).toBe(200);
     const chatSession = first.body.session_id as string;
-    const step = (what: string) =>
-      process.env['PARLEY_TEST_LOG'] && console.info(`${Math.round(performance.now())} ${what}`);
     step('chat ok');
 
     // A live voice call with one turn before the failover.
