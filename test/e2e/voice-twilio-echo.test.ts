@@ -176,4 +176,17 @@ describe('a phone line that echoes the agent', () => {
       }),
     );
   }, 90_000);
+
+  it('with PARLEY_TWILIO_ECHO_GUARD=false the echo is heard as the caller: the answer pauses', async () => {
+    // the same line through a Parley with the guard off: proves the check above can fail, and the switch
+    const guarded = p;
+    p = await startParley(redis, { TWILIO_AUTH_TOKEN: authToken, PARLEY_TWILIO_ECHO_GUARD: 'false' });
+    try {
+      const { phone } = await echoOnly({ delayMs: 150, gainDb: -6, noiseDbfs });
+      expect(phone.count('clear')).toBeGreaterThan(0);
+    } finally {
+      await p.close();
+      p = guarded;
+    }
+  }, 90_000);
 });
