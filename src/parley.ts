@@ -92,6 +92,7 @@ export async function openParley(
   services.rag.start();
   services.analysis.start();
   services.livekit.start();
+  services.recordings.start();
   const { app, areas, router } = createApp({ config, store, logger, registry, metrics, services });
   let server: Server | undefined;
 
@@ -137,6 +138,7 @@ export async function openParley(
       metrics.stop();
       await services.reaper.stop();
       await services.sweeper.stop();
+      await services.recordings.stop();
       await services.rag.close();
       await services.endOfTurnModel?.close();
       await services.analysis.close();
