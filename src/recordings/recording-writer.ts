@@ -23,6 +23,9 @@ export interface RecordingWriterOptions {
   flushMs?: number | undefined;
 }
 
+/** How far a frame queued behind playing audio may seem to be from its end and still follow it. */
+const contiguousSamples = (20 * recordingRate) / 1000;
+
 /** Audio held in memory ahead of what is written: the agent's lead and caller frames arriving early. */
 const windowSamples = 8 * recordingRate;
 
@@ -46,6 +49,9 @@ export class RecordingWriter {
   /** Absolute sample indexes: written to disk before `committed`; each channel's audio ends at its `…End`. */
   private committed = 0;
   private callerEnd = 0;
+  /** The caller's current run of back-to-back frames starts at `runStart`; the audio before it ends at `runFloor`. */
+  private runStart = 0;
+  private runFloor = 0;
   private agentEnd = 0;
   /** The agent's audio the client held when it paused its player, played again on resume. */
   private held: Int16Array | null = null;
@@ -67,14 +73,36 @@ export class RecordingWriter {
     this.timer.unref();
   }
 
-  /** A caller frame that arrived now. */
+  /**
+   * A caller frame that arrived now. Frames follow each other back to back while they keep within
+   * a frame of their arrival; one arriving later than that starts a new run where it arrived
+   * (silence before it). A frame arriving earlier than the run puts it (a late first frame and the
+   * burst behind it) moves the run's unwritten audio back into the silence before it: the run is
+   * anchored by its most punctual frame, so every frame sits within a frame of its arrival.
+   */
   callerFrame(frame: AudioFrame): void {
     if (this.closed !== null) return;
     const samples = this.callerResampler?.push(frame.samples) ?? frame.samples;
     const arrival = this.nowIndex();
-    // back to back while the frames keep within a frame of their arrival; a late one after a gap
-    const at = arrival > this.callerEnd + samples.length ? arrival : this.callerEnd;
-    this.callerEnd = this.place(this.caller, samples, Math.max(at, this.committed));
+    if (arrival > this.callerEnd + samples.length) {
+      this.runFloor = this.callerEnd;
+      this.runStart = Math.max(arrival, this.committed);
+      this.callerEnd = this.runStart;
+    }
+    const early = this.callerEnd - arrival;
+    const room = this.runStart - Math.max(this.runFloor, this.committed);
+    if (early > 0 && room > 0) this.moveRunBack(Math.min(early, room));
+    this.callerEnd = this.place(this.caller, samples, Math.max(this.callerEnd, this.committed));
+  }
+
+  /** Moves the caller's current run `by` samples earlier (into the silence before it, not yet written). */
+  private moveRunBack(by: number): void {
+    for (let p = this.runStart; p < this.callerEnd; p++) {
+      this.caller[(p - by) % windowSamples] = this.caller[p % windowSamples]!;
+      this.caller[p % windowSamples] = 0;
+    }
+    this.runStart -= by;
+    this.callerEnd -= by;
   }
 
   /** What the playout tells: where the agent's frames play, and where playback stops. */
@@ -83,8 +111,9 @@ export class RecordingWriter {
       if (this.closed !== null || this.o.callerOnly) return;
       const out = this.agentResampler?.push(samples) ?? samples;
       const due = this.nowIndex() + Math.round((delayMs * recordingRate) / 1000);
-      // within a millisecond of the previous frame's end: contiguous (the two clocks round apart)
-      const at = Math.abs(due - this.agentEnd) <= recordingRate / 1000 ? this.agentEnd : due;
+      // A frame queued behind audio still playing follows it back to back (the playout's clock and
+      // this one round apart by a millisecond or two); after a gap it plays when it is due.
+      const at = delayMs > 0 && Math.abs(due - this.agentEnd) <= contiguousSamples ? this.agentEnd : due;
       this.agentEnd = this.place(this.agent, out, Math.max(at, this.committed));
     },
     cut: () => {
@@ -106,7 +135,8 @@ export class RecordingWriter {
   close(): Promise<number> {
     this.closed ??= (async () => {
       clearInterval(this.timer);
-      this.commit(this.nowIndex());
+      // the caller's last frames may sit a frame ahead of now; the agent's were cut at now
+      this.commit(Math.max(this.nowIndex(), this.callerEnd));
       await this.io;
       const file = await this.file;
       if (file !== null) await file.close();

@@ -299,9 +299,10 @@ export class VoiceSession {
     } catch (err) {
       logger.error({ err, session_id: this.session.id }, 'could not record the end of a voice session');
     } finally {
+      // once the client sees `ended`, the recording is complete too
+      await recorded;
       this.transport.send({ type: 'ended', reason });
       this.transport.close(reason === 'error' ? 1011 : 1000, reason);
-      await recorded;
       this.resolveDone(reason);
     }
   }

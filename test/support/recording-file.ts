@@ -37,6 +37,12 @@ export function firstSound(samples: Int16Array, from = 0): number {
   return -1;
 }
 
+/** Index of the last sample that is not 0, or -1. */
+export function lastSound(samples: Int16Array): number {
+  for (let i = samples.length - 1; i >= 0; i--) if (samples[i] !== 0) return i;
+  return -1;
+}
+
 /** The samples with every 0 taken out (silence the recorder filled in between frames that hold none). */
 export function withoutZeros(samples: Int16Array): Int16Array {
   return samples.filter((s) => s !== 0);

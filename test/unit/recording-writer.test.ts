@@ -68,7 +68,7 @@ describe('RecordingWriter', () => {
     expect(range(agent, 3_680, 4_800)).toEqual(Array(1_120).fill(0));
   });
 
-  it("a paused player's audio plays on resume; frames arriving faster than real time stay back to back", async () => {
+  it("a paused player's audio plays on resume; a burst of late frames lies back to back before its arrival", async () => {
     const w = writer();
     w.agentTap.frame(fill(320, 5), 0);
     w.agentTap.frame(fill(320, 6), 20);
@@ -84,11 +84,32 @@ describe('RecordingWriter', () => {
     expect(range(agent, 160, 8_000)).toEqual(Array(7_840).fill(0));
     expect(range(agent, 8_000, 8_160)).toEqual(Array(160).fill(5));
     expect(range(agent, 8_160, 8_480)).toEqual(Array(320).fill(6));
-    expect(range(caller, 8_000, 8_960)).toEqual([
+    // the burst was sent before it arrived: back to back, the last frame ending a frame past its arrival
+    expect(range(caller, 7_360, 8_320)).toEqual([
       ...Array(320).fill(10),
       ...Array(320).fill(11),
       ...Array(320).fill(12),
     ]);
+    expect(range(caller, 0, 7_360)).toEqual(Array(7_360).fill(0));
+  });
+
+  it('a late first frame and the burst behind it move back when a punctual frame shows the real timing', async () => {
+    const w = writer();
+    t += 100; // the frame sent at 60 ms arrives 40 ms late, the one sent at 80 ms with it
+    w.callerFrame(frame(320, 1));
+    w.callerFrame(frame(320, 2));
+    // the frame sent at 100 ms arrives on time
+    w.callerFrame(frame(320, 3));
+    for (let i = 4; i < 8; i++) {
+      t += 20;
+      w.callerFrame(frame(320, i));
+    }
+    await w.close();
+    const [caller] = (await readRecording(join(dir, 'agt', 'cnv.wav'))).channel as [Int16Array];
+    // frame 3 starts at its arrival (1 600), 1 and 2 back to back before it, each later frame at its arrival
+    expect(range(caller, 0, 960)).toEqual(Array(960).fill(0));
+    expect(range(caller, 960, 1_600)).toEqual([...Array(320).fill(1), ...Array(320).fill(2)]);
+    for (let i = 3; i < 8; i++) expect(caller[1_600 + (i - 3) * 320]).toBe(i);
   });
 
   it('caller_only writes one channel; other rates are resampled to 16 kHz', async () => {

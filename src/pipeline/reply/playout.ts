@@ -24,7 +24,7 @@ export interface PlayoutOptions {
 
 /** What the playout clock says about the audio it sends, for a recording of what was heard. */
 export interface PlayoutTap {
-  /** `samples` (just sent) start playing `delayMs` from now. */
+  /** `samples` (just sent) start playing `delayMs` from now: > 0 right after audio still playing, 0 after a gap. */
   frame(samples: Int16Array, delayMs: number): void;
   /** Playback stops now: nothing scheduled from now on is heard (barge-in, a sink that dropped its audio). */
   cut(): void;
