@@ -66,7 +66,8 @@ export class RecordingWriter {
     this.channels = o.callerOnly ? 1 : 2;
     this.agent = new Int16Array(o.callerOnly ? 0 : windowSamples);
     this.callerResampler = o.callerRate === recordingRate ? null : new Resampler(o.callerRate, recordingRate);
-    this.agentResampler = o.agentRate === recordingRate ? null : new Resampler(o.agentRate, recordingRate);
+    this.agentResampler =
+      o.callerOnly || o.agentRate === recordingRate ? null : new Resampler(o.agentRate, recordingRate);
     this.startMs = o.now();
     this.file = this.create();
     this.timer = setInterval(() => this.commit(this.nowIndex()), o.flushMs ?? 1_000);
@@ -81,7 +82,7 @@ export class RecordingWriter {
    * anchored by its most punctual frame, so every frame sits within a frame of its arrival.
    */
   callerFrame(frame: AudioFrame): void {
-    if (this.closed !== null) return;
+    if (this.closed !== null || this.failed) return;
     const samples = this.callerResampler?.push(frame.samples) ?? frame.samples;
     const arrival = this.nowIndex();
     if (arrival > this.callerEnd + samples.length) {
@@ -108,7 +109,7 @@ export class RecordingWriter {
   /** What the playout tells: where the agent's frames play, and where playback stops. */
   readonly agentTap: PlayoutTap = {
     frame: (samples, delayMs) => {
-      if (this.closed !== null || this.o.callerOnly) return;
+      if (this.closed !== null || this.failed || this.o.callerOnly) return;
       const out = this.agentResampler?.push(samples) ?? samples;
       const due = this.nowIndex() + Math.round((delayMs * recordingRate) / 1000);
       // A frame queued behind audio still playing follows it back to back (the playout's clock and

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, stat, utimes } from 'node:fs/promises';
+import { mkdtemp, open, rm, stat, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -94,6 +94,17 @@ function noise(ms: number, seed = 1): Int16Array {
     out[i] = ((x >> 8) % 60) + 20 * ((x & 1) === 0 ? 1 : -1);
   }
   return out.map((s) => (s === 0 ? 7 : s));
+}
+
+/** Rewrites a recording's header sizes to `dataBytes` (as a flush not yet patched leaves them). */
+async function truncateHeader(path: string, dataBytes: number): Promise<void> {
+  const file = await open(path, 'r+');
+  const sizes = Buffer.alloc(4);
+  sizes.writeUInt32LE(36 + dataBytes, 0);
+  await file.write(sizes, 0, 4, 4);
+  sizes.writeUInt32LE(dataBytes, 0);
+  await file.write(sizes, 0, 4, 40);
+  await file.close();
 }
 
 /** Streams `samples` at real time; resolves with the time its first frame was sent. */
@@ -240,6 +251,16 @@ describe('GET /admin/v1/conversations/{id}/recording', () => {
     expect(unknown.body.error.code).toBe('not_found');
   });
 
+  it('a conversation whose session is still active is not deleted (409), nor is its recording', async () => {
+    const a = await agent({ recording: 'on' });
+    const { client, conversationId } = await connect(a);
+    const res = await p.request('DELETE', `/admin/v1/conversations/${conversationId}`);
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe('conflict');
+    await hangUp(client);
+    expect((await stat(join(dir, 'recordings', a.id, `${conversationId}.wav`))).size).toBeGreaterThanOrEqual(44);
+  }, 30_000);
+
   it('deleting the conversation deletes its recording', async () => {
     const conversationId = url.split('/').at(-2)!;
     const res = await p.request('DELETE', `/admin/v1/conversations/${conversationId}`);
@@ -284,5 +305,21 @@ describe('recording settings and retention', () => {
     await expect(stat(paths[1]!)).resolves.toBeTruthy();
     await expect(stat(paths[2]!)).resolves.toBeTruthy();
     expect(await recordings.sweep()).toBe(0); // idempotent
+  }, 60_000);
+
+  it('the sweep repairs the header of a recording a killed process left behind', async () => {
+    const a = await agent({ recording: 'on' });
+    const { client, conversationId } = await connect(a);
+    await stream(client, noise(300, 4));
+    await hangUp(client);
+    const path = join(dir, 'recordings', a.id, `${conversationId}.wav`);
+    // what a kill -9 between a flush's data and its header leaves: sizes a second behind the data
+    const whole = (await readRecording(path)).fileDataBytes;
+    await truncateHeader(path, Math.max(0, whole - rate * 4));
+    const minuteAgo = new Date(Date.now() - 120_000);
+    await utimes(path, minuteAgo, minuteAgo);
+    expect(await p.parley.services.recordings.sweep()).toBe(0);
+    const repaired = await readRecording(path);
+    expect(repaired.declaredBytes).toBe(whole);
   }, 60_000);
 });
