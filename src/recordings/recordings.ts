@@ -12,7 +12,7 @@ import { repairWavSizes } from './wav-file.js';
 export interface RecordingsOptions {
   /** `<PARLEY_DATA_DIR>/recordings`: one folder per agent, one `<conversation id>.wav` per session. */
   dir: string;
-  store: Pick<Store, 'agents'>;
+  store: Pick<Store, 'agents' | 'conversations'>;
   logger: Logger;
   /** How often the retention sweep runs (default hourly). */
   sweepIntervalMs?: number | undefined;
@@ -73,6 +73,13 @@ export class Recordings {
   open(agent: StoredAgent, session: Session, audio: RecordingAudio): RecordingWriter | null {
     const mode = agent.recording ?? 'off';
     if (mode === 'off') return null;
+    const startedAt = new Date().toISOString();
+    // where the recording starts on the wall clock: the panel places messages in it (off the audio path)
+    void this.o.store.conversations
+      .setRecordingStart(session.conversation_id, startedAt)
+      .catch((err: unknown) =>
+        this.o.logger.warn({ err, session_id: session.id }, 'could not store when the recording started'),
+      );
     return new RecordingWriter({
       path: this.path(agent.id, session.conversation_id),
       callerOnly: mode === 'caller_only',

@@ -208,6 +208,10 @@ describe('GET /admin/v1/conversations/{id}/recording', () => {
     expect(res.headers.get('content-type')).toBe('audio/wav');
     expect(res.headers.get('accept-ranges')).toBe('bytes');
     expect(res.headers.get('content-length')).toBe(String(size));
+    // when its first sample was, on the wall clock: at or after the conversation began
+    const startedAt = Date.parse(res.headers.get('x-recording-started-at')!);
+    const conversation = await p.request('GET', `/admin/v1/conversations/${url.split('/').at(-2)!}`);
+    expect(startedAt).toBeGreaterThanOrEqual(Date.parse(conversation.body.created_at as string));
     const body = Buffer.from(await res.arrayBuffer());
     expect(body.length).toBe(size);
     expect(body.toString('ascii', 0, 4)).toBe('RIFF');

@@ -268,6 +268,15 @@ export class ConversationRepository {
     this.agentOf.delete(id);
   }
 
+  /** When the conversation's call recording started (its sample 0), to place messages in it; null when unknown. */
+  async recordingStart(id: string): Promise<string | null> {
+    return (await this.redis.hGet(this.keys.conversation(id), 'recording_started_at')) ?? null;
+  }
+
+  async setRecordingStart(id: string, at: string): Promise<void> {
+    await this.redis.hSet(this.keys.conversation(id), 'recording_started_at', at);
+  }
+
   /** The last `n` messages, oldest first (history for the language model). */
   async recent(conversationId: string, n: number): Promise<Message[]> {
     if (n <= 0) return [];

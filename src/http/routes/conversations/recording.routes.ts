@@ -18,7 +18,7 @@ export function recordingRoutes(store: Store, recordings: Pick<Recordings, 'size
       path: '/conversations/:id/recording',
       operationId: 'getConversationRecording',
       summary:
-        "The conversation's call recording as `audio/wav`, with byte ranges (`Range: bytes=…` → 206, past the end → 416). 404 `recording_not_found` when the call was not recorded or its recording has expired.",
+        "The conversation's call recording as `audio/wav`, with byte ranges (`Range: bytes=…` → 206, past the end → 416); `X-Recording-Started-At` says when its first sample was (to place messages in it). 404 `recording_not_found` when the call was not recorded or its recording has expired.",
       tag,
       params: conversationIdParams,
       errors: [404, 416],
@@ -32,7 +32,13 @@ export function recordingRoutes(store: Store, recordings: Pick<Recordings, 'size
         if (size === null)
           throw new AppError(404, 'recording_not_found', `conversation ${conversation.id} has no recording`);
         const path = recordings.path(conversation.agent_id, conversation.id);
-        const headers = { 'Content-Type': 'audio/wav', 'Accept-Ranges': 'bytes', 'Cache-Control': 'private, no-store' };
+        const startedAt = await store.conversations.recordingStart(conversation.id);
+        const headers = {
+          'Content-Type': 'audio/wav',
+          'Accept-Ranges': 'bytes',
+          'Cache-Control': 'private, no-store',
+          ...(startedAt === null ? {} : { 'X-Recording-Started-At': startedAt }),
+        };
         const range = parseByteRange(ctx.get('Range') || undefined, size);
         if (range.kind === 'unsatisfiable')
           throw new AppError(416, 'range_not_satisfiable', `the recording has ${size} bytes`, undefined, {
