@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { AudioFrame } from '../audio/audio-frame.js';
 import { Resampler } from '../audio/resampler.js';
 import type { PlayoutTap } from '../pipeline/reply/playout.js';
-import { wavHeader, wavHeaderBytes, wavSizes } from './wav-file.js';
+import { wavHeader, wavHeaderBytes } from './wav-file.js';
 
 /** Every recording is PCM16 at this rate: left channel the caller, right channel the agent. */
 export const recordingRate = 16_000;
@@ -206,9 +206,8 @@ export class RecordingWriter {
       if (file === null || this.failed) return;
       try {
         await file.write(out, 0, out.length, offset);
-        const sizes = wavSizes(dataBytes);
-        await file.write(sizes.riff, 0, 4, 4);
-        await file.write(sizes.data, 0, 4, 40);
+        // the whole header in one write: a kill never leaves its two sizes disagreeing
+        await file.write(wavHeader(this.channels, recordingRate, dataBytes), 0, wavHeaderBytes, 0);
       } catch (err) {
         this.fail(err);
       }

@@ -1,8 +1,8 @@
 /**
  * The canonical 44-byte WAV header of a recording (PCM16, one or two channels) and the repair of
- * one whose sizes lag its data: a recording is written as it happens and its header's sizes are
- * patched after every flush, so a process killed mid-call leaves a header at most one flush
- * behind the data; `repairWavSizes` sets them from the file's length.
+ * one whose sizes lag its data: a recording is written as it happens and its header rewritten
+ * (in one write) after every flush, so a process killed mid-call leaves a header at most one
+ * flush behind the data; `repairWavSizes` sets its sizes from the file's length.
  */
 import { open } from 'node:fs/promises';
 
@@ -27,15 +27,6 @@ export function wavHeader(channels: number, sampleRate: number, dataBytes: numbe
   return header;
 }
 
-/** The RIFF and data sizes of a header, as the 8 bytes written at offset 4 and at offset 40. */
-export function wavSizes(dataBytes: number): { riff: Buffer; data: Buffer } {
-  const riff = Buffer.alloc(4);
-  riff.writeUInt32LE(36 + dataBytes, 0);
-  const data = Buffer.alloc(4);
-  data.writeUInt32LE(dataBytes, 0);
-  return { riff, data };
-}
-
 /**
  * Sets the header's sizes of a recording at `path` from its length (whole sample frames only).
  * True when they were wrong and were fixed; false when they were right or the file is not a
@@ -57,9 +48,9 @@ export async function repairWavSizes(path: string): Promise<boolean> {
     const { size } = await file.stat();
     const dataBytes = size - wavHeaderBytes - ((size - wavHeaderBytes) % blockAlign);
     if (header.readUInt32LE(40) === dataBytes && header.readUInt32LE(4) === 36 + dataBytes) return false;
-    const sizes = wavSizes(dataBytes);
-    await file.write(sizes.riff, 0, 4, 4);
-    await file.write(sizes.data, 0, 4, 40);
+    header.writeUInt32LE(36 + dataBytes, 4);
+    header.writeUInt32LE(dataBytes, 40);
+    await file.write(header, 0, wavHeaderBytes, 0);
     return true;
   } finally {
     await file.close();
