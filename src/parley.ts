@@ -93,6 +93,7 @@ export async function openParley(
   services.rag.start();
   services.analysis.start();
   services.livekit.start();
+  services.recordings.start();
   const { app, areas, router } = createApp({ config, store, logger, registry, metrics, services });
   let server: Server | undefined;
 
@@ -140,6 +141,7 @@ export async function openParley(
       metrics.stop();
       await services.reaper.stop();
       await services.sweeper.stop();
+      await services.recordings.stop();
       await services.rag.close();
       await services.endOfTurnModel?.close();
       await services.analysis.close();

@@ -26,6 +26,8 @@ import { CallSessions } from './telephony/call-sessions.js';
 import { VoiceSession } from './sessions/voice-session.js';
 import type { Store } from './store/store.js';
 import { createTurnRecorder, type SessionRecorder } from './recording/turn-recorder.js';
+import { Recordings } from './recordings/recordings.js';
+import { join } from 'node:path';
 
 /** The domain services behind the SDK API, built once per process. */
 export interface Services {
@@ -59,6 +61,8 @@ export interface Services {
   livekit: LivekitPlane;
   /** Post-call analysis: durable queue of sessions to summarise, fed by session ends (src/analysis). */
   analysis: PostCallAnalysis;
+  /** Call recordings under PARLEY_DATA_DIR/recordings, and their retention sweep (src/recordings). */
+  recordings: Recordings;
 }
 
 /** What the services are built on: opened by openParley (src/parley.ts). */
@@ -146,6 +150,7 @@ export async function createServices(parts: ServiceParts): Promise<Services> {
     intervalMs: config.sessionSweepIntervalMs,
     leaseTtlMs: config.sessionLeaseTtlMs,
   });
+  const recordings = new Recordings({ dir: join(config.dataDir, 'recordings'), store, logger });
   const voiceDeps = {
     store,
     outbox,
@@ -157,6 +162,7 @@ export async function createServices(parts: ServiceParts): Promise<Services> {
     logger,
     recorder,
     endOfTurn: endOfTurnModel ?? undefined,
+    recordings,
   };
   const supervisor = new SessionSupervisor({
     store,
@@ -193,6 +199,7 @@ export async function createServices(parts: ServiceParts): Promise<Services> {
     responder,
     rag,
     analysis,
+    recordings,
     chat: new ChatService({ store, responder, recorder, logger, rag }),
     voice: new VoiceSessions({
       store,

@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import type { Recordings } from '../recordings/recordings.js';
 import Koa from 'koa';
 import type { Logger } from 'pino';
 import type { ProviderDemand } from '../agents/provider-demand.js';
@@ -55,6 +56,7 @@ export interface AppServices {
   demand: ProviderDemand;
   rag: RagService;
   livekit: LivekitPlane;
+  recordings: Recordings;
 }
 
 export interface ParleyApp {

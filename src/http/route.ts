@@ -166,6 +166,7 @@ const errorDescriptions: Record<number, string> = {
   409: 'Conflict with the current state',
   413: 'Body too large',
   415: 'Unsupported media type',
+  416: 'Range not satisfiable',
   429: 'Rate limit exceeded',
   500: 'Internal error',
   502: 'Upstream (language model or webhook) failed',

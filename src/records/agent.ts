@@ -5,6 +5,7 @@ import { analysisSettingsSchema, type AnalysisSettings } from './analysis-settin
 import { httpUrlSchema, metadataSchema, timestampSchema } from './common.js';
 import { toolSettingsSchema, toolsSchema, type ToolSettings } from './tool-settings.js';
 import { defaultTurnTakingSettings, turnTakingRecordShape, turnTakingSettingsShape } from './turn-taking.js';
+import { defaultRecordingSettings, recordingRecordShape, recordingSettingsShape } from './recording-settings.js';
 
 export const agentModes = ['enhanced', 'passthrough'] as const;
 
@@ -38,6 +39,7 @@ export const defaultAgentSettings = {
   analysis: null as AnalysisSettings | null,
   phone_numbers: [] as string[],
   phone_caller_id_as_user: true,
+  ...defaultRecordingSettings,
 };
 
 /** E.164: `+`, a country code not starting with 0, at most 15 digits in all. */
@@ -166,6 +168,7 @@ export const agentSettingsShape = {
   phone_caller_id_as_user: z.boolean().meta({
     description: "Phone calls: the caller's number (`From`) becomes the session's `user_id`; false: `user_id` is null.",
   }),
+  ...recordingSettingsShape,
 };
 
 export const agentCreateSchema = z
@@ -218,6 +221,7 @@ export const agentSchema = z
       .nullable(),
     phone_numbers: z.array(z.string()),
     phone_caller_id_as_user: z.boolean(),
+    ...recordingRecordShape,
     agent_token: z.string().meta({ description: 'Secret the SDK sends as `agent_token`; regenerate to revoke.' }),
     created_at: timestampSchema,
     updated_at: timestampSchema,

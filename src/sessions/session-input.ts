@@ -4,6 +4,7 @@ import type { IntakeStats, OverrunReason } from '../pipeline/intake/limits.js';
 import { listen, type ListenOptions } from '../pipeline/listen.js';
 import type { MediaTransport } from './transport/media-transport.js';
 import type { SegmentTranscripts } from './segment-transcripts.js';
+import type { AudioFrame } from '../audio/audio-frame.js';
 
 export interface SessionInputOptions extends Omit<ListenOptions, 'stats' | 'now'> {
   stats: IntakeStats;
@@ -14,6 +15,8 @@ export interface SessionInputOptions extends Omit<ListenOptions, 'stats' | 'now'
   transcripts?: SegmentTranscripts | undefined;
   /** Keypad digits arrived (a phone call): told before the machine hears them as a text turn. */
   onDigits?: ((digits: string) => void) | undefined;
+  /** Every caller frame, as it arrives (the session's recording). */
+  onFrame?: ((frame: AudioFrame) => void) | undefined;
 }
 
 /** How keypad digits reach the LLM or webhook: as the user's words. */
@@ -28,7 +31,9 @@ export const keypadText = (digits: string): string => `keypad: ${digits}`;
 export function sessionInput(transport: MediaTransport, options: SessionInputOptions): Observable<SessionEvent> {
   const { transcripts } = options;
   const listening = transcripts === undefined ? options : { ...options, onSpeechAudio: transcripts.audio };
-  const heard = listen(transport.audio$, listening).pipe(
+  const { onFrame } = options;
+  const audio$ = onFrame === undefined ? transport.audio$ : transport.audio$.pipe(tap(onFrame));
+  const heard = listen(audio$, listening).pipe(
     // before the machine hears of it: a segment's stream is finished when its turn asks for it
     tap((event) => transcripts?.heard(event)),
     mergeMap((event): Observable<SessionEvent> => {

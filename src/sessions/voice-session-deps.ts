@@ -11,6 +11,7 @@ import type { RagService } from '../rag/rag-service.js';
 import type { Responder } from '../respond/responder.js';
 import type { Store } from '../store/store.js';
 import type { SessionRecorder } from '../recording/turn-recorder.js';
+import type { Recordings } from '../recordings/recordings.js';
 
 /** What every voice session of a process shares. */
 export interface VoiceSessionDeps {
@@ -34,4 +35,6 @@ export interface VoiceSessionDeps {
   playout?: Partial<Omit<PlayoutOptions, 'sampleRate' | 'paused$'>> | undefined;
   /** Consulted at the short silence in smart endpointing when present (e.g. Smart Turn v3). */
   endOfTurn?: EndOfTurnModel | undefined;
+  /** Call recordings, for agents with `recording` on; absent: nothing is recorded. */
+  recordings?: Pick<Recordings, 'open'> | undefined;
 }

@@ -26,6 +26,8 @@ import type { PipelineSettings } from '../agents/pipeline-settings.js';
 import { voiceStages } from './voice-stages.js';
 import { endOfTurnEvents, overheardEvents } from './voice-checks.js';
 import { turnEvents, type TurnGraph } from './voice-turn.js';
+import type { RecordingWriter } from '../recordings/recording-writer.js';
+import { openRecording } from '../recordings/recordings.js';
 
 export type { VoiceSessionDeps } from './voice-session-deps.js';
 
@@ -44,6 +46,7 @@ export class VoiceSession {
   private actor: SessionActor | null = null;
   private resolveDone!: (reason: EndReason) => void;
   private ending: Promise<void> | null = null;
+  private recording: RecordingWriter | null = null;
 
   private constructor(
     private readonly deps: VoiceSessionDeps,
@@ -96,6 +99,11 @@ export class VoiceSession {
     const confirmations = new BehaviorSubject(0);
     const paused$ = new BehaviorSubject(false);
     const transcripts = this.streamingTranscripts(settings);
+    const recording = (this.recording = openRecording(deps, agent, session, {
+      callerRate: transport.inputSampleRate,
+      agentRate: transport.outputSampleRate,
+      now,
+    }));
     const graph: TurnGraph = {
       control,
       transport,
@@ -119,6 +127,7 @@ export class VoiceSession {
         ...timing,
         paused$,
         ...(transport.dropQueuedAudio === undefined ? {} : { dropQueued: () => transport.dropQueuedAudio?.() }),
+        tap: recording?.agentTap,
       }),
       confirmations,
     };
@@ -144,6 +153,7 @@ export class VoiceSession {
               onOverrun: (reason) => this.overrun(reason),
               transcripts,
               onDigits: (digits) => this.keypad(digits),
+              onFrame: recording === null ? undefined : (frame) => recording.callerFrame(frame),
             }).pipe(finalize(() => transcripts?.close())),
           ),
         ),
@@ -276,6 +286,10 @@ export class VoiceSession {
     // flight records what it had said).
     await Promise.resolve();
     this.actor?.stop();
+    // after the graphs stopped: the playout has cut what was not heard
+    const recorded = this.recording
+      ?.close()
+      .catch((err: unknown) => logger.error({ err, session_id: this.session.id }, 'could not finish the recording'));
     if (this.intake.droppedFrames > 0)
       logger.warn({ session_id: this.session.id, ...this.intake }, 'inbound audio dropped during the session');
     try {
@@ -285,6 +299,8 @@ export class VoiceSession {
     } catch (err) {
       logger.error({ err, session_id: this.session.id }, 'could not record the end of a voice session');
     } finally {
+      // once the client sees `ended`, the recording is complete too
+      await recorded;
       this.transport.send({ type: 'ended', reason });
       this.transport.close(reason === 'error' ? 1011 : 1000, reason);
       this.resolveDone(reason);

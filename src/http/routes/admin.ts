@@ -4,6 +4,7 @@ import { agentRoutes } from './agents/agents.routes.js';
 import { callRoutes } from './calls/calls.routes.js';
 import { documentRoutes } from './documents/documents.routes.js';
 import { conversationRoutes } from './conversations/conversations.routes.js';
+import { recordingRoutes } from './conversations/recording.routes.js';
 import { errorRoutes } from './errors/errors.routes.js';
 import { livekitRoutes } from './livekit/livekit.routes.js';
 import { nodeRoutes } from './nodes/nodes.routes.js';
@@ -21,6 +22,7 @@ export function adminAreas({ store, registry, services, config }: AppDeps): Area
         ...presetRoutes(store, registry, services.rag, services.demand),
         ...sessionRoutes(store),
         ...conversationRoutes(store),
+        ...recordingRoutes(store, services.recordings),
         ...errorRoutes(store),
         ...documentRoutes(store, services.rag, config.rag.maxUploadBytes),
         ...livekitRoutes(store, services.livekit, config),

@@ -64,6 +64,7 @@ const groups: [string, string[]][] = [
     ],
   ],
   ['Session limits (voice)', ['idle_timeout_ms', 'max_duration_ms']],
+  ['Recording (voice)', ['recording', 'recording_retention_days']],
   ['Actions and analysis', ['tools', 'end_call_enabled', 'transfer_enabled', 'transfer_to', 'analysis']],
 ];
 

@@ -18,6 +18,19 @@ export interface PlayoutOptions {
    * clock, not yet played) again on resume, so the agent falls silent at once and nothing is lost.
    */
   dropQueued?: () => void;
+  /** Told where each frame plays and where playback stops (a session's recording). */
+  tap?: PlayoutTap | undefined;
+}
+
+/** What the playout clock says about the audio it sends, for a recording of what was heard. */
+export interface PlayoutTap {
+  /** `samples` (just sent) start playing `delayMs` from now: > 0 right after audio still playing, 0 after a gap. */
+  frame(samples: Int16Array, delayMs: number): void;
+  /** Playback stops now: nothing scheduled from now on is heard (barge-in, a sink that dropped its audio). */
+  cut(): void;
+  /** The client paused its player now: what it holds plays on `resume`. */
+  pause(): void;
+  resume(): void;
 }
 
 export const defaultPlayoutTiming = Object.freeze({ frameMs: 20, leadMs: 120 });
@@ -88,6 +101,7 @@ export function playout(
             offset = 0;
           }
           send(frame);
+          options.tap?.frame(frame, Math.max(0, playedUntil - now));
           sent += frame.length;
           if (options.dropQueued !== undefined) {
             recent.push({ sentence: head.sentence, samples: frame });
@@ -132,8 +146,13 @@ export function playout(
           pausedAt = now;
           wake?.unsubscribe();
           wake = null;
-          if (options.dropQueued !== undefined) unsend(now);
+          if (options.dropQueued !== undefined) {
+            // the sink drops what it holds; it is sent (and told) again on resume
+            options.tap?.cut();
+            unsend(now);
+          } else options.tap?.pause();
         } else if (!paused && pausedAt !== null) {
+          if (options.dropQueued === undefined) options.tap?.resume();
           // what the client had buffered when it paused is still to play
           playedUntil = now + Math.max(0, playedUntil - pausedAt);
           pausedAt = null;
@@ -154,6 +173,8 @@ export function playout(
         },
       });
       return () => {
+        // the answer is over or cut (barge-in): whatever was scheduled past now is never heard
+        options.tap?.cut();
         pauses.unsubscribe();
         input.unsubscribe();
         wake?.unsubscribe();

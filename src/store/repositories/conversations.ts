@@ -252,6 +252,31 @@ export class ConversationRepository {
     return agentId;
   }
 
+  /**
+   * Deletes a conversation and its messages. The index entries go first (each on its own slot), the
+   * conversation's keys last, so a delete cut short is finished by trying again.
+   */
+  async delete(conversation: Pick<Conversation, 'id' | 'agent_id'>): Promise<void> {
+    const { id } = conversation;
+    await this.redis.zRem(this.keys.agentConversations(conversation.agent_id), id);
+    await this.redis.zRem(this.keys.conversationIndex(), id);
+    await this.redis.del([
+      this.keys.conversation(id),
+      this.keys.conversationMessages(id),
+      this.keys.conversationPlayed(id),
+    ]);
+    this.agentOf.delete(id);
+  }
+
+  /** When the conversation's call recording started (its sample 0), to place messages in it; null when unknown. */
+  async recordingStart(id: string): Promise<string | null> {
+    return (await this.redis.hGet(this.keys.conversation(id), 'recording_started_at')) ?? null;
+  }
+
+  async setRecordingStart(id: string, at: string): Promise<void> {
+    await this.redis.hSet(this.keys.conversation(id), 'recording_started_at', at);
+  }
+
   /** The last `n` messages, oldest first (history for the language model). */
   async recent(conversationId: string, n: number): Promise<Message[]> {
     if (n <= 0) return [];
