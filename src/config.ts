@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { envSchema, type Env } from './env-schema.js';
+import { envSchema, type Env, type RecordingsBucketUrl } from './env-schema.js';
 import { formatRedisAddress, parseNodeList } from './redis-address.js';
 
 /** Every setting Parley reads, parsed once from the environment (the variables: env-schema.ts). */
@@ -89,6 +89,16 @@ export interface Config {
   readonly workers: number;
   /** VAD windows quieter than this (dBFS) outside an utterance skip the model (scored 0); `off`: none do. */
   readonly vadSilenceFloorDbfs: number | 'off';
+  /** Call recordings: on disk (no bucket) or in an S3-compatible bucket, and how often their sweep runs. */
+  readonly recordings: {
+    readonly bucket: RecordingsBucket | undefined;
+    readonly sweepIntervalMs: number;
+  };
+}
+
+/** PARLEY_RECORDINGS_URL with its credentials (undefined: the AWS SDK's default chain). */
+export interface RecordingsBucket extends RecordingsBucketUrl {
+  readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string } | undefined;
 }
 
 /** RAG: embeddings, upload limit, chunking, retrieval and ingestion (src/rag). */
@@ -143,6 +153,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const livekitParts = [e.LIVEKIT_URL, e.LIVEKIT_API_KEY, e.LIVEKIT_API_SECRET];
   if (livekitParts.some((v) => v !== undefined) && livekitParts.some((v) => v === undefined)) {
     throw new ConfigError(['LIVEKIT_URL, LIVEKIT_API_KEY, LIVEKIT_API_SECRET: set all three or none']);
+  }
+  const keyId = e.PARLEY_RECORDINGS_ACCESS_KEY_ID;
+  const secret = e.PARLEY_RECORDINGS_SECRET_ACCESS_KEY;
+  if ((keyId === undefined) !== (secret === undefined)) {
+    const [set, unset] =
+      keyId === undefined
+        ? ['PARLEY_RECORDINGS_SECRET_ACCESS_KEY', 'PARLEY_RECORDINGS_ACCESS_KEY_ID']
+        : ['PARLEY_RECORDINGS_ACCESS_KEY_ID', 'PARLEY_RECORDINGS_SECRET_ACCESS_KEY'];
+    throw new ConfigError([`${set}: set ${unset} too (both or neither)`]);
+  }
+  if (keyId !== undefined && e.PARLEY_RECORDINGS_URL === undefined) {
+    throw new ConfigError(['PARLEY_RECORDINGS_ACCESS_KEY_ID: only with PARLEY_RECORDINGS_URL (a bucket)']);
   }
   const redisProblems = redisTopologyProblems(e);
   if (redisProblems.length > 0) throw new ConfigError(redisProblems);
@@ -239,6 +261,22 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     drainTimeoutMs: e.PARLEY_DRAIN_TIMEOUT_MS,
     workers: e.PARLEY_WORKERS ?? availableParallelism(),
     vadSilenceFloorDbfs: e.PARLEY_VAD_SILENCE_FLOOR_DBFS,
+    recordings: Object.freeze({
+      bucket:
+        e.PARLEY_RECORDINGS_URL === undefined
+          ? undefined
+          : Object.freeze({
+              ...e.PARLEY_RECORDINGS_URL,
+              credentials:
+                e.PARLEY_RECORDINGS_ACCESS_KEY_ID === undefined || e.PARLEY_RECORDINGS_SECRET_ACCESS_KEY === undefined
+                  ? undefined
+                  : {
+                      accessKeyId: e.PARLEY_RECORDINGS_ACCESS_KEY_ID,
+                      secretAccessKey: e.PARLEY_RECORDINGS_SECRET_ACCESS_KEY,
+                    },
+            }),
+      sweepIntervalMs: e.PARLEY_RECORDINGS_SWEEP_INTERVAL_MS,
+    }),
   });
 }
 

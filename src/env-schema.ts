@@ -50,6 +50,50 @@ function isNodeList(list: string): boolean {
   }
 }
 
+/** Where recordings go when not on disk: an S3-compatible bucket (README "Recordings"). */
+export interface RecordingsBucketUrl {
+  bucket: string;
+  /** Key prefix, '' or ending in '/'. */
+  prefix: string;
+  /** Another S3-compatible service (MinIO, R2, …); absent: AWS S3 of the region. */
+  endpoint: string | undefined;
+  region: string;
+  /** Path-style addressing (`<endpoint>/<bucket>/<key>`), as most self-hosted services need. */
+  forcePathStyle: boolean;
+}
+
+const bucketUrlParams = new Set(['endpoint', 'region', 'path_style']);
+
+/** `s3://<bucket>[/<prefix>][?endpoint=<http(s) URL>&region=<region>&path_style=true|false]`, or the problem with it. */
+export function parseRecordingsUrl(value: string): RecordingsBucketUrl | string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'must be a URL: s3://<bucket>[/<prefix>][?endpoint=…&region=…&path_style=true]';
+  }
+  if (url.protocol !== 's3:') return 'must start with s3:// (unset: recordings on disk under PARLEY_DATA_DIR)';
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(url.hostname)) return `"${url.hostname}" is not a bucket name`;
+  if (url.username !== '' || url.password !== '')
+    return 'carries no credentials: set PARLEY_RECORDINGS_ACCESS_KEY_ID and PARLEY_RECORDINGS_SECRET_ACCESS_KEY';
+  const unknown = [...url.searchParams.keys()].filter((k) => !bucketUrlParams.has(k));
+  if (unknown.length > 0) return `unknown parameter ${unknown.join(', ')} (endpoint, region, path_style)`;
+  const endpoint = url.searchParams.get('endpoint') ?? undefined;
+  if (endpoint !== undefined && !/^https?:\/\/[^/]+\/?$/.test(endpoint))
+    return 'endpoint must be an http(s) origin, e.g. http://127.0.0.1:9000';
+  const pathStyle = url.searchParams.get('path_style');
+  if (pathStyle !== null && pathStyle !== 'true' && pathStyle !== 'false') return 'path_style must be true or false';
+  const prefix = decodeURIComponent(url.pathname).replace(/^\/+|\/+$/g, '');
+  return {
+    bucket: url.hostname,
+    prefix: prefix === '' ? '' : `${prefix}/`,
+    endpoint,
+    region: url.searchParams.get('region') ?? 'us-east-1',
+    // a custom endpoint is most often MinIO or the like, which wants path-style
+    forcePathStyle: pathStyle === null ? endpoint !== undefined : pathStyle === 'true',
+  };
+}
+
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
 const bool = z
@@ -107,6 +151,19 @@ export const envSchema = z.object({
   PARLEY_EVENT_RELAY_INTERVAL_MS: int(10, 600_000).default(1_000),
   /** BullMQ's lock on an event delivery (lockDuration, and the stalled check): how soon a killed process's deliveries run elsewhere. */
   PARLEY_EVENT_LOCK_MS: int(1_000, 600_000).default(30_000),
+  /** Unset: recordings under PARLEY_DATA_DIR/recordings; `s3://…`: in that bucket (spooled on disk during the call). */
+  PARLEY_RECORDINGS_URL: optionalString.transform((v, ctx) => {
+    if (v === undefined) return undefined;
+    const parsed = parseRecordingsUrl(v);
+    if (typeof parsed !== 'string') return parsed;
+    ctx.addIssue({ code: 'custom', message: parsed });
+    return z.NEVER;
+  }),
+  /** The bucket's credentials (both or neither; neither: the AWS SDK's default chain, AWS_ACCESS_KEY_ID… or a role). */
+  PARLEY_RECORDINGS_ACCESS_KEY_ID: optionalString,
+  PARLEY_RECORDINGS_SECRET_ACCESS_KEY: optionalString,
+  /** How often the recordings sweep runs: retention, and (with a bucket) uploading what is left in the spool. */
+  PARLEY_RECORDINGS_SWEEP_INTERVAL_MS: int(100, 86_400_000).default(3_600_000),
   PARLEY_RECORD_RETRY_MS: int(0, 600_000).default(30_000),
   PARLEY_ANALYSIS_CONCURRENCY: int(0, 64).default(2),
   PARLEY_ANALYSIS_RETRY_BASE_MS: int(10, 600_000).default(5_000),

@@ -26,6 +26,7 @@ import { CallSessions } from './telephony/call-sessions.js';
 import { VoiceSession } from './sessions/voice-session.js';
 import type { Store } from './store/store.js';
 import { createTurnRecorder, type SessionRecorder } from './recording/turn-recorder.js';
+import { RecordingBucket } from './recordings/recording-bucket.js';
 import { Recordings } from './recordings/recordings.js';
 import { join } from 'node:path';
 
@@ -150,7 +151,14 @@ export async function createServices(parts: ServiceParts): Promise<Services> {
     intervalMs: config.sessionSweepIntervalMs,
     leaseTtlMs: config.sessionLeaseTtlMs,
   });
-  const recordings = new Recordings({ dir: join(config.dataDir, 'recordings'), store, logger });
+  const { bucket, sweepIntervalMs } = config.recordings;
+  const recordings = new Recordings({
+    dir: join(config.dataDir, 'recordings'),
+    store,
+    logger,
+    sweepIntervalMs,
+    bucket: bucket === undefined ? undefined : await RecordingBucket.create(bucket, logger),
+  });
   const voiceDeps = {
     store,
     outbox,

@@ -21,6 +21,8 @@ export interface RecordingWriterOptions {
   logger: Logger;
   /** How often what is final is written and the header's sizes patched (default 1 s). */
   flushMs?: number | undefined;
+  /** Called once the file is complete and closed (the bucket's upload starts there). */
+  onClosed?: (() => void) | undefined;
 }
 
 /** How far a frame queued behind playing audio may seem to be from its end and still follow it. */
@@ -138,9 +140,13 @@ export class RecordingWriter {
       clearInterval(this.timer);
       // the caller's last frames may sit a frame ahead of now; the agent's were cut at now
       this.commit(Math.max(this.nowIndex(), this.callerEnd));
-      await this.io;
-      const file = await this.file;
-      if (file !== null) await file.close();
+      try {
+        await this.io;
+        const file = await this.file;
+        if (file !== null) await file.close();
+      } finally {
+        this.o.onClosed?.();
+      }
       return this.committed * this.channels * 2;
     })();
     return this.closed;

@@ -1,18 +1,23 @@
-import { readdir, stat, unlink } from 'node:fs/promises';
+import { open, readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import { nullIfNotFound } from '../errors.js';
 import { isId } from '../id-format.js';
 import type { StoredAgent } from '../records/agent.js';
 import type { Session } from '../records/session.js';
 import type { Store } from '../store/store.js';
+import { BucketSync, type BucketHealth } from './bucket-sync.js';
+import type { RecordingBucket } from './recording-bucket.js';
 import { RecordingWriter } from './recording-writer.js';
 import { repairWavSizes } from './wav-file.js';
 
 export interface RecordingsOptions {
   /** `<PARLEY_DATA_DIR>/recordings`: one folder per agent, one `<conversation id>.wav` per session. */
   dir: string;
-  store: Pick<Store, 'agents' | 'conversations'>;
+  store: Pick<Store, 'agents' | 'conversations' | 'sessions'>;
+  /** PARLEY_RECORDINGS_URL: recordings end in this bucket; `dir` is then the spool of calls not yet uploaded. */
+  bucket?: RecordingBucket | undefined;
   logger: Logger;
   /** How often the retention sweep runs (default hourly). */
   sweepIntervalMs?: number | undefined;
@@ -45,6 +50,12 @@ export interface RecordingAudio {
   now: () => number;
 }
 
+/** A stored recording as GET serves it: its size, and a stream of a byte range of it. */
+export interface StoredRecording {
+  size: number;
+  read(start: number, end: number): Promise<Readable>;
+}
+
 /** A file untouched this long is not being written: the sweep may repair its header. */
 const settledMs = 60_000;
 const dayMs = 86_400_000;
@@ -52,15 +63,26 @@ const dayMs = 86_400_000;
 const ENOENT = (err: unknown): boolean => (err as NodeJS.ErrnoException).code === 'ENOENT';
 
 /**
- * The store of call recordings on disk. Every process records its own sessions into the same
- * folder (a shared volume when there are several boxes) and may run the retention sweep:
- * deleting is idempotent, so sweeps running side by side do no harm.
+ * The store of call recordings: on disk, or (PARLEY_RECORDINGS_URL) in an S3-compatible bucket
+ * with the disk folder as the spool of calls not yet uploaded (bucket-sync.ts). Every process
+ * records its own sessions into the same folder (a shared volume when there are several boxes on
+ * disk alone) and may run the sweep: deleting is idempotent, so sweeps side by side do no harm.
  */
 export class Recordings {
   private timer: NodeJS.Timeout | null = null;
   private sweeping: Promise<number> | null = null;
+  /** Spooled files being written by this process's calls. */
+  private readonly writing = new Set<string>();
+  private readonly sync: BucketSync | null;
 
-  constructor(private readonly o: RecordingsOptions) {}
+  constructor(private readonly o: RecordingsOptions) {
+    this.sync = o.bucket === undefined ? null : new BucketSync(o.bucket, o.store, o.logger);
+  }
+
+  /** Where recordings are kept, for /health: disk, or the bucket and whether it answered last time. */
+  health(): { store: 'disk' } | BucketHealth {
+    return this.sync?.health() ?? { store: 'disk' };
+  }
 
   /** Where a conversation's recording lives; throws on ids that are not Parley's (never a path outside). */
   path(agentId: string, conversationId: string): string {
@@ -80,8 +102,15 @@ export class Recordings {
       .catch((err: unknown) =>
         this.o.logger.warn({ err, session_id: session.id }, 'could not store when the recording started'),
       );
+    const path = this.path(agent.id, session.conversation_id);
+    const sync = this.sync;
+    this.writing.add(path);
     return new RecordingWriter({
-      path: this.path(agent.id, session.conversation_id),
+      path,
+      onClosed: () => {
+        this.writing.delete(path);
+        if (sync !== null) void sync.upload(path, agent.id, session.conversation_id);
+      },
       callerOnly: mode === 'caller_only',
       ...audio,
       logger: this.o.logger.child({ session_id: session.id }),
@@ -91,20 +120,50 @@ export class Recordings {
 
   /** The recording's size in bytes, or null when there is none. */
   async size(agentId: string, conversationId: string): Promise<number | null> {
-    try {
-      const info = await stat(this.path(agentId, conversationId));
-      return info.isFile() ? info.size : null;
-    } catch (err) {
-      if (ENOENT(err)) return null;
-      throw err;
-    }
+    return (await this.find(agentId, conversationId))?.size ?? null;
   }
 
-  /** Deletes a conversation's recording; nothing to delete is fine. */
+  /**
+   * A conversation's recording, or null when there is none: the file on disk (with a bucket: the
+   * spooled file of a call not yet uploaded, live ones included), else the bucket's object.
+   */
+  async find(agentId: string, conversationId: string): Promise<StoredRecording | null> {
+    const path = this.path(agentId, conversationId);
+    const bucket = this.o.bucket;
+    const key = bucket?.key(agentId, conversationId);
+    try {
+      const info = await stat(path);
+      if (info.isFile())
+        return {
+          size: info.size,
+          read: async (start, end) => {
+            try {
+              // opened here: an upload finishing now may unlink the file, the open handle still reads it
+              const file = await open(path, 'r');
+              return file.createReadStream({ start, end });
+            } catch (err) {
+              // uploaded (whole, checked) between stat and open: the bucket holds the same bytes
+              if (bucket === undefined || key === undefined || !ENOENT(err)) throw err;
+              return bucket.read(key, start, end);
+            }
+          },
+        };
+    } catch (err) {
+      if (!ENOENT(err)) throw err;
+    }
+    if (bucket === undefined || key === undefined) return null;
+    const size = await bucket.size(key);
+    return size === null ? null : { size, read: (start, end) => bucket.read(key, start, end) };
+  }
+
+  /** Deletes a conversation's recording (spooled and in the bucket); nothing to delete is fine. */
   async delete(agentId: string, conversationId: string): Promise<void> {
+    // an upload under way would put the object back after its deletion
+    await this.sync?.uploaded(this.path(agentId, conversationId));
     await unlink(this.path(agentId, conversationId)).catch((err: unknown) => {
       if (!ENOENT(err)) throw err;
     });
+    await this.o.bucket?.delete(this.o.bucket.key(agentId, conversationId));
   }
 
   /** Runs the sweep now and every `sweepIntervalMs`. */
@@ -114,19 +173,30 @@ export class Recordings {
       void this.sweep().catch((err: unknown) => this.o.logger.error({ err }, 'recording retention sweep failed'));
     this.timer = setInterval(run, this.o.sweepIntervalMs ?? 3_600_000);
     this.timer.unref();
-    run();
+    // a bucket that cannot be read is said at start-up (log, /health), and the sweep tries again
+    if (this.sync !== null)
+      void this.sync
+        .check()
+        .catch((err: unknown) =>
+          this.o.logger.error({ err, bucket: this.o.bucket?.label }, 'recordings bucket unusable'),
+        )
+        .finally(run);
+    else run();
   }
 
   async stop(): Promise<void> {
     if (this.timer !== null) clearInterval(this.timer);
     this.timer = null;
     await this.sweeping?.catch(() => 0);
+    await this.sync?.drain();
+    this.sync?.close();
   }
 
   /**
    * Deletes the recordings older than their agent's `recording_retention_days` (by the time they
    * were last written: the end of the call); repairs the header of settled files a killed process
-   * left behind. A deleted agent's recordings are kept (history, like its conversations).
+   * left behind. A deleted agent's recordings are kept (history, like its conversations). With a
+   * bucket, the spool's settled files are uploaded and the bucket's expired objects deleted.
    * Resolves with the number deleted.
    */
   sweep(nowMs: number = Date.now()): Promise<number> {
@@ -136,10 +206,21 @@ export class Recordings {
 
   private async sweepOnce(nowMs: number): Promise<number> {
     let deleted = 0;
+    const keeps = new Map<string, Promise<number | null>>();
+    const keepMsOf = (agentId: string): Promise<number | null> => {
+      let keep = keeps.get(agentId);
+      if (keep === undefined) {
+        keep = this.o.store.agents
+          .get(agentId)
+          .catch(nullIfNotFound)
+          .then((agent) => (agent?.recording_retention_days == null ? null : agent.recording_retention_days * dayMs));
+        keeps.set(agentId, keep);
+      }
+      return keep;
+    };
     for (const agentId of await this.names(this.o.dir)) {
       if (!isId('agent', agentId)) continue;
-      const agent = await this.o.store.agents.get(agentId).catch(nullIfNotFound);
-      const keepMs = agent?.recording_retention_days == null ? null : agent.recording_retention_days * dayMs;
+      const keepMs = await keepMsOf(agentId);
       for (const name of await this.names(join(this.o.dir, agentId))) {
         const path = join(this.o.dir, agentId, name);
         if (!name.endsWith('.wav')) continue;
@@ -154,11 +235,19 @@ export class Recordings {
             if (!ENOENT(err)) throw err;
           });
           deleted++;
+        } else if (this.sync !== null) {
+          const conversationId = name.slice(0, -'.wav'.length);
+          if (
+            isId('conversation', conversationId) &&
+            (await this.sync.settled(path, conversationId, age, this.writing.has(path)))
+          )
+            await this.sync.sendLeftover(path, agentId, conversationId);
         } else if (age > settledMs && (await repairWavSizes(path))) {
           this.o.logger.warn({ path }, 'recording header repaired (its process stopped mid-call)');
         }
       }
     }
+    if (this.sync !== null) deleted += await this.sync.expire(nowMs, keepMsOf);
     if (deleted > 0) this.o.logger.info({ deleted }, 'expired recordings deleted');
     return deleted;
   }

@@ -1,4 +1,3 @@
-import { createReadStream } from 'node:fs';
 import { z } from 'zod';
 import { AppError, ConflictError, nullIfNotFound } from '../../../errors.js';
 import { parseByteRange } from '../../../recordings/byte-range.js';
@@ -11,7 +10,7 @@ const tag = 'Conversations';
 const wav = z.string().meta({ format: 'binary', description: 'WAV, PCM16 16 kHz: left the caller, right the agent' });
 
 /** A conversation's recording (streamed, with byte ranges), and deleting a conversation with it. */
-export function recordingRoutes(store: Store, recordings: Pick<Recordings, 'size' | 'path' | 'delete'>): RouteDef[] {
+export function recordingRoutes(store: Store, recordings: Pick<Recordings, 'find' | 'delete'>): RouteDef[] {
   return [
     defineRoute({
       method: 'get',
@@ -28,10 +27,10 @@ export function recordingRoutes(store: Store, recordings: Pick<Recordings, 'size
       },
       handler: async (ctx, { params }) => {
         const conversation = await store.conversations.get(params.id);
-        const size = await recordings.size(conversation.agent_id, conversation.id);
-        if (size === null)
+        const recording = await recordings.find(conversation.agent_id, conversation.id);
+        if (recording === null)
           throw new AppError(404, 'recording_not_found', `conversation ${conversation.id} has no recording`);
-        const path = recordings.path(conversation.agent_id, conversation.id);
+        const { size } = recording;
         const startedAt = await store.conversations.recordingStart(conversation.id);
         const headers = {
           'Content-Type': 'audio/wav',
@@ -48,7 +47,7 @@ export function recordingRoutes(store: Store, recordings: Pick<Recordings, 'size
           return {
             status: 200,
             headers: { ...headers, 'Content-Length': String(size) },
-            body: size === 0 ? '' : createReadStream(path, { start: 0, end: size - 1 }),
+            body: size === 0 ? '' : await recording.read(0, size - 1),
           };
         const { start, end } = range;
         return {
@@ -58,7 +57,7 @@ export function recordingRoutes(store: Store, recordings: Pick<Recordings, 'size
             'Content-Length': String(end - start + 1),
             'Content-Range': `bytes ${start}-${end}/${size}`,
           },
-          body: createReadStream(path, { start, end }),
+          body: await recording.read(start, end),
         };
       },
     }),

@@ -29,15 +29,19 @@ export function healthRoutes({ metrics, registry, services, config }: AppDeps): 
       summary: 'Basic health check: the process answers',
       tag,
       responses: { 200: { description: 'Up', schema: healthSchema } },
-      handler: () => ({
-        headers: noStore,
-        body: {
-          status: 'ok',
-          version,
-          uptime_s: metrics.uptimeSeconds(),
-          telephony: { twilio: config.twilio.authToken === undefined ? 'not_configured' : 'configured' },
-        },
-      }),
+      handler: () => {
+        const recordings = services.recordings.health();
+        return {
+          headers: noStore,
+          body: {
+            status: 'ok',
+            version,
+            uptime_s: metrics.uptimeSeconds(),
+            telephony: { twilio: config.twilio.authToken === undefined ? 'not_configured' : 'configured' },
+            ...(recordings.store === 's3' ? { recordings } : {}),
+          },
+        };
+      },
     }),
     defineRoute({
       method: 'get',

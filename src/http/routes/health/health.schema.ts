@@ -12,6 +12,20 @@ export const healthSchema = z
         description: 'Phone calls through Twilio Media Streams: `not_configured` without TWILIO_AUTH_TOKEN.',
       }),
     }),
+    recordings: z
+      .object({
+        store: z.literal('s3'),
+        bucket: z
+          .string()
+          .meta({ description: '`s3://<bucket>/<prefix>` (PARLEY_RECORDINGS_URL, never its credentials)' }),
+        status: z.enum(['ok', 'error']),
+        detail: z.string().nullable().meta({ description: "The bucket's last failure, while it fails" }),
+      })
+      .optional()
+      .meta({
+        description:
+          'Only with a recordings bucket: `error` while the last request to it (start-up check, upload, sweep) failed; recordings then wait in the spool on disk.',
+      }),
   })
   .meta({ id: 'Health' });
 
