@@ -1,4 +1,4 @@
-import { map, merge, mergeMap, of, tap, EMPTY, type Observable } from 'rxjs';
+import { defer, finalize, map, merge, mergeMap, of, tap, EMPTY, type Observable } from 'rxjs';
 import type { SessionEvent } from '../../machines/session.machine.js';
 import type { IntakeStats, OverrunReason } from '../pipeline/intake/limits.js';
 import { listen, type ListenOptions } from '../pipeline/listen.js';
@@ -19,6 +19,20 @@ export interface SessionInputOptions extends Omit<ListenOptions, 'stats' | 'now'
   onFrame?: ((frame: AudioFrame) => void) | undefined;
 }
 
+/**
+ * The audio the session listens to, with `onFrame` told of every frame as it arrived: from the
+ * transport's `arrivedAudio$` while the session listens, where it has one, else from `audio$`.
+ */
+function recordedInput(transport: MediaTransport, onFrame: ((frame: AudioFrame) => void) | undefined) {
+  if (onFrame === undefined) return transport.audio$;
+  const arrived$ = transport.arrivedAudio$;
+  if (arrived$ === undefined) return transport.audio$.pipe(tap(onFrame));
+  return defer(() => {
+    const recording = arrived$.subscribe(onFrame);
+    return transport.audio$.pipe(finalize(() => recording.unsubscribe()));
+  });
+}
+
 /** How keypad digits reach the LLM or webhook: as the user's words. */
 export const keypadText = (digits: string): string => `keypad: ${digits}`;
 
@@ -32,7 +46,7 @@ export function sessionInput(transport: MediaTransport, options: SessionInputOpt
   const { transcripts } = options;
   const listening = transcripts === undefined ? options : { ...options, onSpeechAudio: transcripts.audio };
   const { onFrame } = options;
-  const audio$ = onFrame === undefined ? transport.audio$ : transport.audio$.pipe(tap(onFrame));
+  const audio$ = recordedInput(transport, onFrame);
   const heard = listen(audio$, listening).pipe(
     // before the machine hears of it: a segment's stream is finished when its turn asks for it
     tap((event) => transcripts?.heard(event)),

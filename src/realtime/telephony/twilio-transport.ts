@@ -47,6 +47,9 @@ export class TwilioTransport implements MediaTransport {
   private readonly messages = new Subject<ClientMessage>();
   private readonly closed = new ReplaySubject<void>(1);
   readonly audio$ = this.audio.asObservable();
+  private readonly arrived = new Subject<AudioFrame>();
+  /** The caller's audio before the echo guard: what a recording keeps. */
+  readonly arrivedAudio$ = this.arrived.asObservable();
   readonly messages$ = this.messages.asObservable();
   readonly closed$ = this.closed.asObservable();
   private finished = false;
@@ -90,6 +93,7 @@ export class TwilioTransport implements MediaTransport {
   receiveAudio(bytes: Uint8Array): void {
     if (this.finished || bytes.length === 0) return;
     const samples = mulawDecode(bytes);
+    this.arrived.next({ samples, sampleRate: this.inputSampleRate });
     if (this.echo === null) this.pass(samples);
     else this.echo.hear(samples, this.pass);
   }
@@ -162,6 +166,7 @@ export class TwilioTransport implements MediaTransport {
     this.finished = true;
     clearTimeout(this.digitTimer);
     this.audio.complete();
+    this.arrived.complete();
     this.messages.complete();
     this.closed.next();
     this.closed.complete();

@@ -16,6 +16,12 @@ export interface MediaTransport {
   /** Rate `sendAudio` expects. */
   readonly outputSampleRate: number;
   readonly audio$: Observable<AudioFrame>;
+  /**
+   * The caller's audio exactly as it arrived, where `audio$` hands on a processed copy (a phone
+   * call's echo guard mutes the agent's echo and holds onsets back): what a recording keeps.
+   * Absent where `audio$` is already that.
+   */
+  readonly arrivedAudio$?: Observable<AudioFrame>;
   readonly messages$: Observable<ClientMessage>;
   /** Emits once and completes when the connection is gone (either side closed it). */
   readonly closed$: Observable<void>;
