@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { Logger } from 'pino';
+import type { AgentTestRunner } from '../agent-tests/test-runner.js';
 import type { ProviderDemand } from '../agents/provider-demand.js';
 import type { AgentReadiness } from '../agents/readiness.js';
 import type { ChatService } from '../chat/chat-service.js';
@@ -55,6 +56,7 @@ export interface AppServices {
   demand: ProviderDemand;
   rag: RagService;
   livekit: LivekitPlane;
+  agentTests: AgentTestRunner;
 }
 
 export interface ParleyApp {
