@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { timestampSchema } from './common.js';
+import { isObject, timestampSchema } from './common.js';
 
 /**
  * Agent tests (issue 24): an operator's scripted caller for one agent, played as speech through the
@@ -96,25 +96,31 @@ export const testCaseBodySchema = z
     turns: z.array(testTurnSchema).min(1).max(maxTestTurns),
     expect: z.array(testExpectationSchema).min(1).max(maxTestExpectations),
   })
-  .superRefine((c, ctx) => {
-    c.expect.forEach((e, i) => {
-      if (e.type === 'says' && e.turn !== undefined && e.turn > c.turns.length)
-        ctx.addIssue({
-          code: 'custom',
-          path: ['expect', i, 'turn'],
-          message: `the case has ${c.turns.length} turn(s)`,
-        });
-    });
-    if (c.turns[0]?.interrupt_after_ms !== undefined)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['turns', 0, 'interrupt_after_ms'],
-        message: 'the first turn has no answer to interrupt',
-      });
-  })
+  // Runs even when other fields failed (read as unknown), so one 400 names every problem.
+  .superRefine(crossFieldProblems, { when: (payload) => isObject(payload.value) })
   .meta({ id: 'AgentTestCaseRequest' });
 
 export type TestCaseBody = z.infer<typeof testCaseBodySchema>;
+
+/** A `says` turn past the case's turns; an interruption on the first turn, which has no answer to interrupt. */
+function crossFieldProblems(value: unknown, ctx: z.RefinementCtx): void {
+  const c = value as { turns?: unknown; expect?: unknown };
+  const turns = Array.isArray(c.turns) ? (c.turns as unknown[]) : null;
+  if (turns !== null && Array.isArray(c.expect)) {
+    (c.expect as unknown[]).forEach((e, i) => {
+      const turn = isObject(e) && e['type'] === 'says' ? e['turn'] : undefined;
+      if (typeof turn === 'number' && turn > turns.length)
+        ctx.addIssue({ code: 'custom', path: ['expect', i, 'turn'], message: `the case has ${turns.length} turn(s)` });
+    });
+  }
+  const first = turns?.[0];
+  if (isObject(first) && first['interrupt_after_ms'] !== undefined)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['turns', 0, 'interrupt_after_ms'],
+      message: 'the first turn has no answer to interrupt',
+    });
+}
 
 export const testCaseSchema = z
   .object({
