@@ -29,6 +29,13 @@ function answerWebhook(req: ReceivedRequest): Reply {
     return {
       body: { response: 'Connecting you to billing.', action: { type: 'transfer', to: 'sip:billing@pbx.example.com' } },
     };
+  if (req.path === '/menu')
+    return {
+      body: {
+        response:
+          'Our menu has grilled fish, roast chicken with potatoes, three kinds of pasta, a garden salad, and a chocolate cake for dessert, and every dish can be made without gluten.',
+      },
+    };
   return { body: { response: 'Sure, your table is booked.' } };
 }
 
@@ -151,6 +158,20 @@ describe('agent test runs through the voice path', () => {
     expect(session.body.transport).toBe('websocket');
     const listed = await p.request('GET', `/admin/v1/agents/${agentId}/tests/runs`);
     expect(listed.body.data.map((r: TestRun) => r.id)).toEqual([result.id]);
+  }, 180_000);
+
+  it('a turn with interrupt_after_ms speaks over the answer: barge-in cuts it', async () => {
+    const agentId = await passthroughAgent('/menu');
+    await addCase(agentId, {
+      name: 'interrupts the menu',
+      turns: [{ say: 'what is on the menu' }, { say: 'thank you that is enough', interrupt_after_ms: 1500 }],
+      expect: [{ type: 'says', pattern: 'grilled fish', turn: 1 }],
+    });
+    const result = await run(agentId);
+    expect(result.status).toBe('passed');
+    const conversation = await p.request('GET', `/admin/v1/conversations/${result.results[0]!.conversation_id}`);
+    const answers = conversation.body.messages.filter((m: { role: string }) => m.role === 'agent');
+    expect(answers[0].status).toBe('interrupted');
   }, 180_000);
 
   it('call_ended and transferred: met by the webhook that hangs up or hands over, not by the other', async () => {
