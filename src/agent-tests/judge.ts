@@ -28,13 +28,15 @@ export async function judge(model: JudgeModel, question: string, transcript: str
         { role: 'user', content: `Transcript:\n${transcript || '(nothing was said)'}\n\nQuestion: ${question}` },
       ],
       temperature: 0,
-      maxTokens: 8,
+      maxTokens: 32,
       timeoutMs: model.timeoutMs,
     });
   } catch (err) {
     return result(false, `the judge (${model.provider.label} ${model.llm.model}) failed: ${(err as Error).message}`);
   }
-  const word = /^\W*(yes|no)\b/i.exec(answer)?.[1]?.toLowerCase();
+  // A reasoning model's thoughts come first; the verdict is the first word after them.
+  const verdict = answer.replace(/<think>[\s\S]*?<\/think>/g, '');
+  const word = /^\W*(yes|no)\b/i.exec(verdict)?.[1]?.toLowerCase();
   const said = JSON.stringify(answer.trim().slice(0, 80));
   if (word === undefined) return result(false, `the judge answered neither yes nor no: ${said}`);
   return result(word === 'yes', `the judge (${model.llm.model}) answered ${said}`);

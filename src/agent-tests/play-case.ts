@@ -73,7 +73,13 @@ export async function playCase(
     const local = new URL(mediaOrigin);
     url.protocol = local.protocol === 'https:' ? 'wss:' : 'ws:';
     url.host = local.host;
-    const heard = await playCall({ ...grant, connection_url: url.toString() }, testCase.turns, lines, deps.timings);
+    const heard = await playCall(
+      { ...grant, connection_url: url.toString() },
+      testCase.turns,
+      lines,
+      deps.timings,
+      agent.greeting !== null && agent.greeting.trim() !== '',
+    );
     const session = await endedSession(deps.store, grant.session_id);
     result.conversation_id = session.conversation_id;
     const conversation = await deps.store.conversations.getWithMessages(session.conversation_id);

@@ -41,6 +41,8 @@ export async function playCall(
   turns: readonly TestTurn[],
   lines: readonly Int16Array[],
   timings: TestCallTimings,
+  /** The agent speaks first: the caller waits for its greeting to end before the first line. */
+  greets: boolean,
 ): Promise<HeardCall> {
   const connection = new VoiceConnection({
     baseUrl: 'http://in-process',
@@ -85,6 +87,7 @@ export async function playCall(
   try {
     for (const [i, turn] of turns.entries()) {
       const spokenAt = speechEnd;
+      if (i === 0 && greets) await until(() => lastAudioEnd > 0, timings.answerTimeoutMs);
       if (i > 0 && turn.interrupt_after_ms !== undefined) {
         await until(() => lastAudioStart > spokenAt, timings.answerTimeoutMs);
         const overAt = lastAudioStart + turn.interrupt_after_ms;

@@ -74,13 +74,18 @@ afterAll(async () => {
   await redis?.close();
 });
 
-async function passthroughAgent(path: string, name = `tests ${path}`): Promise<string> {
+async function passthroughAgent(
+  path: string,
+  name = `tests ${path}`,
+  settings: Record<string, unknown> = {},
+): Promise<string> {
   const agent = await createAgent(p, {
     name,
     mode: 'passthrough',
     webhook_url: `${webhook.url}${path}`,
     preset_id: presetId,
     greeting: null,
+    ...settings,
   });
   return agent.id;
 }
@@ -161,17 +166,21 @@ describe('agent test runs through the voice path', () => {
   }, 180_000);
 
   it('a turn with interrupt_after_ms speaks over the answer: barge-in cuts it', async () => {
-    const agentId = await passthroughAgent('/menu');
+    // With a greeting: the caller waits for it to end before the first line.
+    const agentId = await passthroughAgent('/menu', 'menu', { greeting: 'Welcome to the diner.' });
     await addCase(agentId, {
       name: 'interrupts the menu',
       turns: [{ say: 'what is on the menu' }, { say: 'thank you that is enough', interrupt_after_ms: 1500 }],
-      expect: [{ type: 'says', pattern: 'grilled fish', turn: 1 }],
+      expect: [
+        { type: 'says', pattern: 'grilled fish', turn: 1 },
+        { type: 'says', phrase: 'welcome to the diner' },
+      ],
     });
     const result = await run(agentId);
     expect(result.status).toBe('passed');
     const conversation = await p.request('GET', `/admin/v1/conversations/${result.results[0]!.conversation_id}`);
     const answers = conversation.body.messages.filter((m: { role: string }) => m.role === 'agent');
-    expect(answers[0].status).toBe('interrupted');
+    expect(answers.map((m: { status: string }) => m.status)).toEqual(['complete', 'interrupted', 'complete']);
   }, 180_000);
 
   it('call_ended and transferred: met by the webhook that hangs up or hands over, not by the other', async () => {
