@@ -126,4 +126,17 @@ describe('agent test cases', () => {
     const run = await p.request('GET', `/admin/v1/agents/${agent.id}/tests/runs/${started.body.run_id}`);
     expect(run.body).toMatchObject({ status: 'error', error: expect.stringMatching(/^shutdown/) });
   });
+
+  it('a run whose process died (no beat for 30 s) is stored as error by the next process', async () => {
+    const agent = await createAgent(bed.p);
+    const created = await bed.p.request('POST', `/admin/v1/agents/${agent.id}/tests`, { body: goodCase });
+    // As a killed process leaves it: running, its last beat a minute old.
+    const run = await bed.p.parley.store.agentTests.createRun(agent.id, [created.body.id]);
+    run.status = 'running';
+    await bed.p.parley.store.agentTests.saveRun(run, Date.now() - 60_000);
+    const p = await bed.restart();
+    await expect
+      .poll(async () => (await p.request('GET', `/admin/v1/agents/${agent.id}/tests/runs/${run.id}`)).body)
+      .toMatchObject({ status: 'error', error: expect.stringMatching(/^lost/) });
+  });
 });
