@@ -13,6 +13,8 @@ export const idPrefixes = {
   error: 'err',
   document: 'doc',
   event: 'evt',
+  agent_test: 'tst',
+  test_run: 'trn',
 } as const;
 
 export type IdKind = keyof typeof idPrefixes;

@@ -94,6 +94,7 @@ export async function openParley(
   services.analysis.start();
   services.livekit.start();
   services.recordings.start();
+  services.agentTests.start();
   const { app, areas, router } = createApp({ config, store, logger, registry, metrics, services });
   let server: Server | undefined;
 
@@ -124,6 +125,8 @@ export async function openParley(
     close: async () => {
       // LiveKit stops taking jobs and lets its sessions finish (up to the drain timeout); then every
       // voice session ends cleanly (records and session_end events), then HTTP stops.
+      // Agent test runs stop first (stored `error`), so their calls end with the others below.
+      await services.agentTests.close();
       await services.livekit.drain(config.drainTimeoutMs);
       await services.supervisor.drain(config.shutdownTimeoutMs);
       // Voice records still retrying (Redis was away) get their bounded chance before Redis closes.

@@ -1,4 +1,6 @@
 import type { Logger } from 'pino';
+import { AgentTestRunner } from './agent-tests/test-runner.js';
+import { FliteTts } from './providers/flite/flite-tts.js';
 import { PipelineSettingsOf } from './agents/pipeline-settings.js';
 import { ProviderDemand } from './agents/provider-demand.js';
 import { AgentReadiness } from './agents/readiness.js';
@@ -64,6 +66,8 @@ export interface Services {
   analysis: PostCallAnalysis;
   /** Call recordings under PARLEY_DATA_DIR/recordings, and their retention sweep (src/recordings). */
   recordings: Recordings;
+  /** Agent tests: scripted callers played through the voice path, results per expectation (src/agent-tests). */
+  agentTests: AgentTestRunner;
 }
 
 /** What the services are built on: opened by openParley (src/parley.ts). */
@@ -181,7 +185,31 @@ export async function createServices(parts: ServiceParts): Promise<Services> {
     onExpired: () => reaper.sweepSoon(),
   });
   metrics.countVoiceSessionsWith(() => supervisor.countByTransport());
+  const rateLimit = new TokenBucket(store.rateLimits, config.rateLimit);
+  const voice = new VoiceSessions({
+    store,
+    recorder,
+    livekit:
+      url !== undefined && apiKey !== undefined && apiSecret !== undefined ? { url, apiKey, apiSecret } : undefined,
+    tokenTtlS: config.livekitTokenTtlS,
+    connectWindowMs: config.voiceConnectWindowMs,
+    mediaTokens,
+    publicUrl: config.publicUrl,
+    livekitAgentName: config.livekit.agentName,
+  });
+  const agentTests = new AgentTestRunner({
+    store,
+    voice,
+    rateLimit,
+    settings,
+    llmFor: (llm) => llms.llm(llm),
+    llmTimeoutMs: config.llm.timeoutMs,
+    // The simulated caller speaks with flite's default voice (16 kHz), whatever the agent's preset says.
+    callerVoice: { tts: new FliteTts({ bin: config.fliteBin }), model: 'flite', voice: 'slt' },
+    logger,
+  });
   return {
+    agentTests,
     vad,
     endOfTurnModel,
     speech,
@@ -201,7 +229,7 @@ export async function createServices(parts: ServiceParts): Promise<Services> {
       instanceId: supervisor.holder,
       overrides: livekitOverrides,
     }),
-    rateLimit: new TokenBucket(store.rateLimits, config.rateLimit),
+    rateLimit,
     outbox,
     recorder,
     responder,
@@ -209,17 +237,7 @@ export async function createServices(parts: ServiceParts): Promise<Services> {
     analysis,
     recordings,
     chat: new ChatService({ store, responder, recorder, logger, rag }),
-    voice: new VoiceSessions({
-      store,
-      recorder,
-      livekit:
-        url !== undefined && apiKey !== undefined && apiSecret !== undefined ? { url, apiKey, apiSecret } : undefined,
-      tokenTtlS: config.livekitTokenTtlS,
-      connectWindowMs: config.voiceConnectWindowMs,
-      mediaTokens,
-      publicUrl: config.publicUrl,
-      livekitAgentName: config.livekit.agentName,
-    }),
+    voice,
     calls: new CallSessions({
       store,
       recorder,

@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import type { Recordings } from '../recordings/recordings.js';
 import Koa from 'koa';
 import type { Logger } from 'pino';
+import type { AgentTestRunner } from '../agent-tests/test-runner.js';
 import type { ProviderDemand } from '../agents/provider-demand.js';
 import type { AgentReadiness } from '../agents/readiness.js';
 import type { ChatService } from '../chat/chat-service.js';
@@ -57,6 +58,7 @@ export interface AppServices {
   rag: RagService;
   livekit: LivekitPlane;
   recordings: Recordings;
+  agentTests: AgentTestRunner;
 }
 
 export interface ParleyApp {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { StoredAgent } from '../records/agent.js';
+import type { Session } from '../records/session.js';
 import type { Store } from '../store/store.js';
 import type { SessionRecorder } from '../recording/turn-recorder.js';
 import { clientUrl, mintParticipantToken, type LivekitCredentials } from './livekit/tokens.js';
@@ -48,12 +49,17 @@ export class VoiceSessions {
 
   async open(
     agent: StoredAgent,
-    request: { user_id?: string | undefined; transport?: VoiceTransport | undefined },
+    request: {
+      user_id?: string | undefined;
+      transport?: VoiceTransport | undefined;
+      /** The session's metadata (agent tests mark their sessions); the SDK sets none. */
+      metadata?: Session['metadata'] | undefined;
+    },
     origin: string,
   ): Promise<VoiceSessionGrant> {
     const livekit = this.o.livekit;
     const transport = request.transport ?? (livekit === undefined ? 'websocket' : 'livekit');
-    if (transport === 'websocket') return this.openWebSocket(agent, request.user_id ?? null, origin);
+    if (transport === 'websocket') return this.openWebSocket(agent, request.user_id ?? null, origin, request.metadata);
     if (livekit === undefined) {
       throw new AppError(
         503,
@@ -72,6 +78,7 @@ export class VoiceSessions {
       transport: 'livekit',
       user_id: userId,
       room,
+      metadata: request.metadata,
     });
     const connectionToken = await mintParticipantToken(livekit, {
       room,
@@ -87,7 +94,12 @@ export class VoiceSessions {
   }
 
   /** A session on Parley's own WebSocket media endpoint, with a connection token Parley signed. */
-  private async openWebSocket(agent: StoredAgent, userId: string | null, origin: string): Promise<VoiceSessionGrant> {
+  private async openWebSocket(
+    agent: StoredAgent,
+    userId: string | null,
+    origin: string,
+    metadata?: Session['metadata'],
+  ): Promise<VoiceSessionGrant> {
     let base: URL;
     try {
       base = new URL(this.o.publicUrl ?? origin);
@@ -106,6 +118,7 @@ export class VoiceSessions {
       type: 'voice',
       transport: 'websocket',
       user_id: userId,
+      metadata,
     });
     const token = await this.o.mediaTokens.issue({ sessionId: session.id, agentId: agent.id }, this.o.tokenTtlS);
     base.protocol = base.protocol === 'https:' ? 'wss:' : 'ws:';

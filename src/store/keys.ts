@@ -174,6 +174,24 @@ export class Keys {
     return this.k('rag', 'agents');
   }
 
+  // agent tests (repositories/agent-tests.ts): every key of an agent's tests shares the agent's hash tag
+  /** Hash test case id → the case (JSON). */
+  agentTestCases(agentId: string): string {
+    return this.k(`{agent:${agentId}}`, 'tests');
+  }
+  /** One test run (JSON). */
+  agentTestRun(agentId: string, runId: string): string {
+    return this.k(`{agent:${agentId}}`, 'test-run', runId);
+  }
+  /** Test runs of an agent (zset by creation time). */
+  agentTestRuns(agentId: string): string {
+    return this.k(`{agent:${agentId}}`, 'test-runs');
+  }
+  /** Runs not finished, of every agent (zset `<agent id>/<run id>` by the runner's last beat, Unix ms). */
+  openTestRuns(): string {
+    return this.k('test-runs', 'open');
+  }
+
   // LiveKit (repositories/livekit.ts)
   /** Parley instances by last heartbeat (zset, ms), for worker-status. */
   livekitInstances(): string {

@@ -1,5 +1,6 @@
 import { Keys } from './keys.js';
 import type { Redis } from './redis.js';
+import { AgentTestRepository } from './repositories/agent-tests.js';
 import { AgentRepository } from './repositories/agents.js';
 import { ConversationRepository } from './repositories/conversations.js';
 import { DocumentRepository } from './repositories/documents.js';
@@ -24,6 +25,7 @@ export class Store {
   readonly livekit: LivekitRepository;
   readonly rateLimits: RateLimitRepository;
   readonly outboxes: OutboxRepository;
+  readonly agentTests: AgentTestRepository;
 
   constructor(
     readonly redis: Redis,
@@ -40,6 +42,7 @@ export class Store {
     this.livekit = new LivekitRepository(redis, this.keys);
     this.rateLimits = new RateLimitRepository(redis, this.keys);
     this.outboxes = new OutboxRepository(redis);
+    this.agentTests = new AgentTestRepository(redis, this.keys);
   }
 
   /** Round-trip time to Redis in ms; throws when Redis is unreachable. */

@@ -1,5 +1,6 @@
 import type { AppDeps } from '../app.js';
 import type { Area } from '../areas.js';
+import { agentTestRoutes } from './agent-tests/agent-tests.routes.js';
 import { agentRoutes } from './agents/agents.routes.js';
 import { callRoutes } from './calls/calls.routes.js';
 import { documentRoutes } from './documents/documents.routes.js';
@@ -19,6 +20,7 @@ export function adminAreas({ store, registry, services, config }: AppDeps): Area
       admin: true,
       routes: [
         ...agentRoutes(store, services.rag, services.recorder, services.readiness, services.demand, config.tools),
+        ...agentTestRoutes(store, services.agentTests),
         ...presetRoutes(store, registry, services.rag, services.demand),
         ...sessionRoutes(store),
         ...conversationRoutes(store),

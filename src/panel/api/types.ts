@@ -11,6 +11,7 @@ import type { pageSchema } from '../../records/common.js';
 import type { builtInChoiceSchema, providerAvailabilitySchema } from '../../records/preset.js';
 
 export type { AgentStats } from '../../records/agent.js';
+export type { CaseResult, TestCase, TestRun } from '../../records/agent-test.js';
 export type { Conversation, ConversationWithMessages, Message } from '../../records/conversation.js';
 export type { DocumentRecord, SearchHit } from '../../records/document.js';
 export type { ErrorRecord, ErrorSummary } from '../../records/error-record.js';

@@ -10,6 +10,7 @@ import { ErrorNote, Loading, Success } from '../ui/status.js';
 import { forgetNames, PresetName } from '../ui/names.js';
 import { useApi } from '../ui/use-api.js';
 import { AgentSettings } from './agent-settings.js';
+import { AgentTests } from './agent-tests.js';
 import { Documents } from './documents.js';
 import { AgentReadinessFacts, SaveWarnings, takeWarnings } from './readiness.js';
 
@@ -74,6 +75,7 @@ export function AgentView({ id }: { id: string }): JSX.Element {
       <Token agent={a} onChange={setCurrent} />
       <Stats id={a.id} />
       <Documents agentId={a.id} ragEnabled={a.rag_enabled} />
+      <AgentTests agentId={a.id} />
       <AgentSettings
         agent={a}
         onSaved={(saved: SavedAgent) => {
