@@ -6,7 +6,7 @@ import type { TurnObserver } from '../metrics/operator-metrics.js';
 import type { StoredAgent } from '../records/agent.js';
 import type { Message, MessageStatus } from '../records/conversation.js';
 import type { Session, SessionCreate, SessionEndReason } from '../records/session.js';
-import { newMessage } from '../store/repositories/conversations.js';
+import { newMessage } from '../store/repositories/conversation-records.js';
 import type { Store } from '../store/store.js';
 import type { ToolOutcome } from '../tools/toolbox.js';
 import { analysisRequest } from '../records/analysis-request.js';

@@ -1,7 +1,5 @@
-import { isoNow } from '../../records/timestamps.js';
 import { entryArg, type OutboxEntry } from '../../records/outbox-entry.js';
-import { AppError, NotFoundError, ValidationError } from '../../errors.js';
-import { newId } from '../../ids.js';
+import { AppError, NotFoundError } from '../../errors.js';
 import type {
   ConversationAnalysis,
   Conversation,
@@ -11,12 +9,13 @@ import type {
   MessageStatus,
 } from '../../records/conversation.js';
 import type { Session } from '../../records/session.js';
-import { int, jsonField, loadHashes, text, textOrNull, type Hash } from '../hashes.js';
+import { loadHashes } from '../hashes.js';
 import { BoundedCache } from '../../bounded-cache.js';
 import type { Keys } from '../keys.js';
 import { decodeCursor, matchesFields, pageByScore, type Page, type PageQuery } from '../pagination.js';
 import type { Redis } from '../redis.js';
 import { Script } from '../scripts.js';
+import { decodePosition, encodePosition, fromHash, newMessage } from './conversation-records.js';
 
 const recordMessage = new Script('record_message');
 const recordPlayback = new Script('record_playback');
@@ -56,31 +55,6 @@ export interface MessagesQuery {
 }
 
 export const maxMessagesPerRead = 500;
-
-function fromHash(h: Hash): Conversation {
-  return {
-    id: text(h, 'id'),
-    agent_id: text(h, 'agent_id'),
-    session_id: text(h, 'session_id'),
-    user_id: textOrNull(h, 'user_id'),
-    message_count: int(h, 'message_count'),
-    created_at: text(h, 'created_at'),
-    updated_at: text(h, 'updated_at'),
-    last_message_at: textOrNull(h, 'last_message_at'),
-    analysis: jsonField<ConversationAnalysis | null>(h, 'analysis', null),
-  };
-}
-
-/** Cursors over messages are their position in the append-only list, opaque to clients. */
-function encodePosition(position: number): string {
-  return Buffer.from(`m:${position}`, 'utf8').toString('base64url');
-}
-
-function decodePosition(cursor: string): number {
-  const match = /^m:(\d{1,9})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (match === null) throw new ValidationError([{ path: 'before', message: 'invalid cursor' }]);
-  return Number(match[1]);
-}
 
 /**
  * Conversations (one per session, created by SessionRepository.create) and their messages. The
@@ -302,20 +276,4 @@ export class ConversationRepository {
       (query.from === undefined || created >= query.from) && (query.to === undefined || created <= query.to);
     return { data: inRange && keep(conversation) ? [conversation] : [], next_cursor: null };
   }
-}
-
-/** A message as stored, its id and timestamp made now (so a retried write stores the same one). */
-export function newMessage(conversationId: string, input: MessageCreate, now: number = Date.now()): Message {
-  now = Math.round(now);
-  return {
-    id: newId('message', now),
-    conversation_id: conversationId,
-    role: input.role,
-    text: input.text,
-    status: input.status ?? 'complete',
-    created_at: isoNow(now),
-    timings: input.timings ?? null,
-    error_id: input.error_id ?? null,
-    ...(input.tool_call === undefined ? {} : { tool_call: input.tool_call }),
-  };
 }
