@@ -141,10 +141,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const problems = parsed.error.issues.map((issue) => {
       const name = String(issue.path[0] ?? '?');
       const value = env[name];
+      const secret = name.includes('KEY') || name.includes('SECRET') || name.includes('PASSWORD');
+      // a URL's own password (`redis://user:pw@host`) is a secret too, even in a URL that does not parse
       const shown =
         value === undefined
           ? ''
-          : ` (got ${JSON.stringify(name.includes('KEY') || name.includes('SECRET') || name.includes('PASSWORD') ? '***' : value)})`;
+          : ` (got ${JSON.stringify(secret ? '***' : value.replace(/^([^/]*\/\/[^/@:]*:)[^/@]*@/, '$1***@'))})`;
       return `${name}: ${issue.message}${shown}`;
     });
     throw new ConfigError(problems);

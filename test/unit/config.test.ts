@@ -162,6 +162,16 @@ describe('loadConfig', () => {
     const [line] = problemsOf({ PARLEY_ADMIN_API_KEY: 'hunter2' });
     expect(line).toMatch(/^PARLEY_ADMIN_API_KEY: /);
     expect(line).not.toContain('hunter2');
+    for (const [name, url] of [
+      ['REDIS_URL', 'http://user:hunter2@redis.example.com:6379'],
+      ['REDIS_URL', 'redis://:hunter2@redis.example.com:port'],
+      ['OPENAI_BASE_URL', 'ftp://user:hunter2@example.com/v1'],
+    ] as const) {
+      const [bad] = problemsOf({ [name]: url });
+      expect(bad).toMatch(new RegExp(`^${name}: .*@`));
+      expect(bad).toContain(':***@');
+      expect(bad).not.toContain('hunter2');
+    }
   });
 
   describe('LiveKit settings, all or none', () => {
