@@ -120,8 +120,10 @@ describe('three nodes on one Redis', () => {
         { what: 'four processes', intervalMs: 100 },
       );
       expect(res.body.totals.servers).toBe(3);
-      const listed = res.body.data as { pid: number; http_url: string; server_id: string }[];
+      const listed = res.body.data as { pid: number; http_url: string; server_id: string; started_at: string }[];
       expect(listed.map((n) => n.pid).sort()).toEqual(serving);
+      const started = listed.map((n) => n.started_at);
+      expect(started).toEqual([...started].sort()); // oldest process first, whatever order they last beat in
       for (const n of nodes)
         for (const pid of n.servingPids()) {
           const entry = listed.find((l) => l.pid === pid)!;

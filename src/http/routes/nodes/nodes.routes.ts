@@ -21,7 +21,11 @@ export function nodeRoutes(store: Store): RouteDef[] {
 }
 
 async function listNodes(store: Store): Promise<NodeList> {
-  const data = (await readInstances(store)).map((i) => ({
+  // readInstances orders by last beat, which changes every 2.5 s: list the oldest process first, stably
+  const instances = (await readInstances(store)).sort(
+    (a, b) => a.started_at.localeCompare(b.started_at) || a.instance_id.localeCompare(b.instance_id),
+  );
+  const data = instances.map((i) => ({
     id: i.instance_id,
     server_id: i.server_id,
     host: i.host,
