@@ -83,7 +83,8 @@ function problems(location: string, error: z.ZodError): FieldProblem[] {
 
 function plainMessage(issue: z.core.$ZodIssue): string {
   if (issue.code === 'invalid_type' && /received undefined$/.test(issue.message)) return 'required';
-  if (issue.code === 'invalid_union') {
+  // A discriminated union's unknown tag has no branch errors; zod's own message names the options.
+  if (issue.code === 'invalid_union' && issue.errors.length > 0) {
     // A union of plain types (metadata values): name the types instead of zod's "Invalid input".
     const expected = issue.errors.flatMap((branch) =>
       branch.flatMap((i) => (i.code === 'invalid_type' && i.path.length === 0 ? [i.expected] : [])),

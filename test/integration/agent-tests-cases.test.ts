@@ -81,6 +81,8 @@ describe('agent test cases', () => {
     );
     const regex = res.body.error.details.find((d: { path: string }) => d.path === 'body.expect.0.pattern');
     expect(regex.message).toMatch(/regular expression/);
+    const kind = res.body.error.details.find((d: { path: string }) => d.path === 'body.expect.4.type');
+    expect(kind.message).toMatch(/'says' \| 'tool_called' \| 'call_ended'/);
     const empty = await p.request('POST', `/admin/v1/agents/${agent.id}/tests`, { body: {} });
     expect(empty.body.error.details.map((d: { path: string }) => d.path)).toEqual([
       'body.name',
