@@ -171,7 +171,7 @@ const errorDescriptions: Record<number, string> = {
   429: 'Rate limit exceeded',
   500: 'Internal error',
   502: 'Upstream (language model or webhook) failed',
-  503: 'Unavailable',
+  503: 'Unavailable: `store_unavailable` (with `Retry-After`) while Redis cannot be reached, or a capability this server has not configured',
 };
 
 /** The OpenAPI paths object for routes mounted under `prefix`. */
@@ -183,6 +183,8 @@ export function openApiPaths(prefix: string, routes: RouteDef[], security: { adm
     if (route.params || route.query || route.body) statuses.add(400);
     if (route.body) statuses.add(415);
     if (security.admin) statuses.add(401);
+    // Every route of an area (Admin, SDK, telephony) reads or writes Redis: an outage answers 503.
+    if (prefix !== '') statuses.add(503);
     const responses: Record<`${1 | 2 | 3 | 4 | 5}${string}`, ZodOpenApiResponseObject> = {};
     for (const [status, res] of Object.entries(route.responses)) {
       responses[status as `2${string}`] =

@@ -111,6 +111,13 @@ it('marks every admin operation as needing the key and able to answer 401', () =
   }
 });
 
+it('documents 503 on every Admin, SDK and telephony operation (a Redis outage answers store_unavailable)', () => {
+  for (const [route, op] of documentedOperations()) {
+    if (!/ \/(admin|sdk|telephony)\//.test(route)) continue;
+    expect(Object.keys(op.responses ?? {}), route).toContain('503');
+  }
+});
+
 it('documents every request body a route validates, with the error shape for 4xx', () => {
   const documented = documentedOperations();
   for (const area of p.parley.areas) {
