@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
-import { envSchema, type Env, type RecordingsBucketUrl } from './env-schema.js';
-import { formatRedisAddress, parseNodeList } from './redis-address.js';
+import { envSchema, type RecordingsBucketUrl } from './env-schema.js';
+import { redisAddressOf, redisTopologyProblems } from './redis-address.js';
 
 /** Every setting Parley reads, parsed once from the environment (the variables: env-schema.ts). */
 
@@ -177,7 +177,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     publicUrl: e.PARLEY_PUBLIC_URL,
     adminApiKey: e.PARLEY_ADMIN_API_KEY,
     dataDir: e.PARLEY_DATA_DIR,
-    redisUrl: redisAddress(e),
+    redisUrl: redisAddressOf(e),
     // On a cluster every Parley key shares one hash tag (docs: notes/redis-topologies.md): `{parley}:{agent:x}` hashes on `parley`.
     redisPrefix: e.REDIS_CLUSTER_NODES === undefined ? e.PARLEY_REDIS_PREFIX : `{${e.PARLEY_REDIS_PREFIX}}`,
     redisTimeoutMs: e.PARLEY_REDIS_TIMEOUT_MS,
@@ -280,51 +280,4 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       sweepIntervalMs: e.PARLEY_RECORDINGS_SWEEP_INTERVAL_MS,
     }),
   });
-}
-
-/** REDIS_URL, REDIS_SENTINELS and REDIS_CLUSTER_NODES name one Redis each: at most one may be set. */
-function redisTopologyProblems(e: Env): string[] {
-  const set = (['REDIS_URL', 'REDIS_SENTINELS', 'REDIS_CLUSTER_NODES'] as const).filter(
-    (name) => e[name] !== undefined,
-  );
-  const problems: string[] = [];
-  if (set.length > 1) problems.push(`${set.join(', ')}: set only one (one Redis server, its Sentinels, or a cluster)`);
-  const dataOptions = (['REDIS_USERNAME', 'REDIS_PASSWORD', 'REDIS_TLS', 'REDIS_WAIT_REPLICAS'] as const).filter(
-    (name) => e[name] !== undefined,
-  );
-  if (dataOptions.length > 0 && e.REDIS_SENTINELS === undefined && e.REDIS_CLUSTER_NODES === undefined) {
-    problems.push(
-      `${dataOptions.join(', ')}: only with REDIS_SENTINELS or REDIS_CLUSTER_NODES (REDIS_URL carries its own user, password and rediss://)`,
-    );
-  }
-  if (e.REDIS_SENTINEL_PASSWORD !== undefined && e.REDIS_SENTINELS === undefined) {
-    problems.push('REDIS_SENTINEL_PASSWORD: only with REDIS_SENTINELS');
-  }
-  return problems;
-}
-
-/** Config.redisUrl: REDIS_URL, or the one-string form of the Sentinels or cluster (src/redis-address.ts). */
-function redisAddress(e: Env): string | undefined {
-  const data = {
-    username: e.REDIS_USERNAME,
-    password: e.REDIS_PASSWORD,
-    tls: e.REDIS_TLS ?? false,
-  };
-  if (e.REDIS_SENTINELS !== undefined) {
-    return formatRedisAddress({
-      kind: 'sentinel',
-      sentinels: parseNodeList(e.REDIS_SENTINELS),
-      masterName: e.REDIS_SENTINEL_MASTER,
-      sentinelPassword: e.REDIS_SENTINEL_PASSWORD,
-      ...data,
-      // A failover promotes a replica; a write no replica holds yet would be lost with the old master.
-      waitReplicas: e.REDIS_WAIT_REPLICAS ?? 1,
-    });
-  }
-  if (e.REDIS_CLUSTER_NODES !== undefined) {
-    const nodes = parseNodeList(e.REDIS_CLUSTER_NODES);
-    const hashTag = e.PARLEY_REDIS_PREFIX;
-    return formatRedisAddress({ kind: 'cluster', nodes, hashTag, ...data, waitReplicas: e.REDIS_WAIT_REPLICAS ?? 0 });
-  }
-  return e.REDIS_URL;
 }

@@ -99,3 +99,64 @@ export function parseRedisAddress(value: string): RedisAddress {
 
 /** The master name when REDIS_SENTINEL_MASTER is unset: the one Redis's own sentinel.conf example uses. */
 export const defaultSentinelMaster = 'mymaster';
+
+/** The Redis variables as env-schema.ts parsed them (a structural type: the schema imports this module). */
+export interface RedisEnv {
+  REDIS_URL?: string | undefined;
+  REDIS_SENTINELS?: string | undefined;
+  REDIS_SENTINEL_MASTER: string;
+  REDIS_SENTINEL_PASSWORD?: string | undefined;
+  REDIS_CLUSTER_NODES?: string | undefined;
+  REDIS_USERNAME?: string | undefined;
+  REDIS_PASSWORD?: string | undefined;
+  REDIS_TLS?: boolean | undefined;
+  REDIS_WAIT_REPLICAS?: number | undefined;
+  PARLEY_REDIS_PREFIX: string;
+}
+
+/** REDIS_URL, REDIS_SENTINELS and REDIS_CLUSTER_NODES name one Redis each: at most one may be set. */
+export function redisTopologyProblems(e: RedisEnv): string[] {
+  const set = (['REDIS_URL', 'REDIS_SENTINELS', 'REDIS_CLUSTER_NODES'] as const).filter(
+    (name) => e[name] !== undefined,
+  );
+  const problems: string[] = [];
+  if (set.length > 1) problems.push(`${set.join(', ')}: set only one (one Redis server, its Sentinels, or a cluster)`);
+  const dataOptions = (['REDIS_USERNAME', 'REDIS_PASSWORD', 'REDIS_TLS', 'REDIS_WAIT_REPLICAS'] as const).filter(
+    (name) => e[name] !== undefined,
+  );
+  if (dataOptions.length > 0 && e.REDIS_SENTINELS === undefined && e.REDIS_CLUSTER_NODES === undefined) {
+    problems.push(
+      `${dataOptions.join(', ')}: only with REDIS_SENTINELS or REDIS_CLUSTER_NODES (REDIS_URL carries its own user, password and rediss://)`,
+    );
+  }
+  if (e.REDIS_SENTINEL_PASSWORD !== undefined && e.REDIS_SENTINELS === undefined) {
+    problems.push('REDIS_SENTINEL_PASSWORD: only with REDIS_SENTINELS');
+  }
+  return problems;
+}
+
+/** Config.redisUrl: REDIS_URL, or the one-string form of the Sentinels or cluster. */
+export function redisAddressOf(e: RedisEnv): string | undefined {
+  const data = {
+    username: e.REDIS_USERNAME,
+    password: e.REDIS_PASSWORD,
+    tls: e.REDIS_TLS ?? false,
+  };
+  if (e.REDIS_SENTINELS !== undefined) {
+    return formatRedisAddress({
+      kind: 'sentinel',
+      sentinels: parseNodeList(e.REDIS_SENTINELS),
+      masterName: e.REDIS_SENTINEL_MASTER,
+      sentinelPassword: e.REDIS_SENTINEL_PASSWORD,
+      ...data,
+      // A failover promotes a replica; a write no replica holds yet would be lost with the old master.
+      waitReplicas: e.REDIS_WAIT_REPLICAS ?? 1,
+    });
+  }
+  if (e.REDIS_CLUSTER_NODES !== undefined) {
+    const nodes = parseNodeList(e.REDIS_CLUSTER_NODES);
+    const hashTag = e.PARLEY_REDIS_PREFIX;
+    return formatRedisAddress({ kind: 'cluster', nodes, hashTag, ...data, waitReplicas: e.REDIS_WAIT_REPLICAS ?? 0 });
+  }
+  return e.REDIS_URL;
+}
