@@ -16,6 +16,7 @@ import { playCall, type TestCallTimings } from './test-call.js';
 export interface CaseDeps {
   store: Store;
   voice: VoiceSessions;
+  /** The agent's SDK token bucket: each test session takes a token, as an SDK session would. */
   rateLimit: TokenBucket;
   settings: Pick<PipelineSettingsOf, 'of'>;
   llmFor: (llm: StoredPreset['llm']) => LlmProvider;

@@ -1,28 +1,11 @@
-import type { Logger } from 'pino';
-import type { PipelineSettingsOf } from '../agents/pipeline-settings.js';
 import { AppError, NotFoundError } from '../errors.js';
-import type { LlmProvider } from '../providers/llm.js';
-import type { TokenBucket } from '../ratelimit/token-bucket.js';
-import type { VoiceSessions } from '../realtime/session-grants.js';
 import type { TestRun } from '../records/agent-test.js';
-import type { StoredPreset } from '../records/preset.js';
 import { isoNow } from '../records/timestamps.js';
 import { isFinished } from '../store/repositories/agent-tests.js';
-import type { Store } from '../store/store.js';
-import type { CallerVoice } from './caller-speech.js';
 import { playCase, type CaseDeps } from './play-case.js';
 import { defaultTestCallTimings, type TestCallTimings } from './test-call.js';
 
-export interface AgentTestRunnerOptions {
-  store: Store;
-  voice: VoiceSessions;
-  /** The agent's SDK token bucket: each test session takes a token, as an SDK session would. */
-  rateLimit: TokenBucket;
-  settings: Pick<PipelineSettingsOf, 'of'>;
-  llmFor: (llm: StoredPreset['llm']) => LlmProvider;
-  llmTimeoutMs: number;
-  callerVoice: CallerVoice;
-  logger: Logger;
+export interface AgentTestRunnerOptions extends Omit<CaseDeps, 'timings'> {
   timings?: Partial<TestCallTimings> | undefined;
   /** How often a running run's beat is written; a run not beaten for 6 beats is taken as lost. */
   beatMs?: number | undefined;
