@@ -1,7 +1,15 @@
 import type { Logger } from 'pino';
 import type { HeardEvent } from '../pipeline/listen.js';
 import { ProviderError } from '../providers/provider-error.js';
-import type { StreamingSttProvider, SttStream, SttStreamRequest } from '../providers/stt.js';
+import type { PipelineSettings } from '../agents/pipeline-settings.js';
+import type { SpeechProviders } from '../providers/speech-providers.js';
+import {
+  isStreaming,
+  type SttProvider,
+  type StreamingSttProvider,
+  type SttStream,
+  type SttStreamRequest,
+} from '../providers/stt.js';
 
 /** A speech segment the VAD cut, and its transcript if it was decoded while spoken. */
 interface Segment {
@@ -98,4 +106,29 @@ export class SegmentTranscripts {
       throw err;
     }
   }
+}
+
+/**
+ * A session's streaming transcription when its STT decodes as the user speaks (pocketsphinx);
+ * undefined otherwise, or when the provider cannot be built (each turn's transcription then reports why).
+ */
+export function streamingTranscripts(
+  speech: SpeechProviders,
+  stt: PipelineSettings['stt'],
+  phrases: string[],
+  where: { logger: Logger; sessionId: string },
+): SegmentTranscripts | undefined {
+  let provider: SttProvider;
+  try {
+    provider = speech.stt(stt);
+  } catch (err) {
+    where.logger.warn({ err, session_id: where.sessionId }, 'no streaming transcription for this session');
+    return undefined;
+  }
+  if (!isStreaming(provider)) return undefined;
+  return new SegmentTranscripts(
+    provider,
+    { sampleRate: 16_000, model: stt.model, language: stt.language, phrases },
+    where.logger.child({ session_id: where.sessionId }),
+  );
 }

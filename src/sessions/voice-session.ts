@@ -18,8 +18,7 @@ import { defaultPlayoutTiming, playout } from '../pipeline/reply/playout.js';
 import type { StoredAgent } from '../records/agent.js';
 import type { Session } from '../records/session.js';
 import type { MediaTransport } from './transport/media-transport.js';
-import { isStreaming, type SttProvider } from '../providers/stt.js';
-import { SegmentTranscripts } from './segment-transcripts.js';
+import { streamingTranscripts } from './segment-transcripts.js';
 import { sessionInput } from './session-input.js';
 import type { VoiceSessionDeps } from './voice-session-deps.js';
 import type { PipelineSettings } from '../agents/pipeline-settings.js';
@@ -98,7 +97,10 @@ export class VoiceSession {
     /** The machine's decisions the graphs follow: the confirmed turn, and whether playback is paused. */
     const confirmations = new BehaviorSubject(0);
     const paused$ = new BehaviorSubject(false);
-    const transcripts = this.streamingTranscripts(settings);
+    const transcripts = streamingTranscripts(deps.speech, settings.stt, this.agent.expected_phrases, {
+      logger: deps.logger,
+      sessionId: session.id,
+    });
     const recording = (this.recording = openRecording(deps, agent, session, {
       callerRate: transport.inputSampleRate,
       agentRate: transport.outputSampleRate,
@@ -219,28 +221,6 @@ export class VoiceSession {
     });
     transport.send({ type: 'ready', session_id: session.id, sample_rate: transport.outputSampleRate });
     actor.start();
-  }
-
-  /**
-   * The session's streaming transcription when the preset's STT decodes as the user speaks
-   * (pocketsphinx); undefined otherwise, or when the provider cannot be built (each turn's
-   * transcription then reports why).
-   */
-  private streamingTranscripts(settings: PipelineSettings): SegmentTranscripts | undefined {
-    let stt: SttProvider;
-    try {
-      stt = this.deps.speech.stt(settings.stt);
-    } catch (err) {
-      this.deps.logger.warn({ err, session_id: this.session.id }, 'no streaming transcription for this session');
-      return undefined;
-    }
-    if (!isStreaming(stt)) return undefined;
-    const { model, language } = settings.stt;
-    return new SegmentTranscripts(
-      stt,
-      { sampleRate: 16_000, model, language, phrases: this.agent.expected_phrases },
-      this.deps.logger.child({ session_id: this.session.id }),
-    );
   }
 
   /** The machine ends the session on a graph's error and keeps its message; the stack goes to the log here. */
