@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { generatedKeyBanner, resolveAdminKey } from './boot/admin-key.js';
 import { BootError } from './boot/boot-error.js';
+import { routeEscapedErrors } from './boot/escaped-errors.js';
 import type { BootMessage } from './boot/cluster/messages.js';
 import { receiveBoot, reportReady, serveClusterMetrics } from './boot/cluster/worker-process.js';
 import { WorkerPool } from './boot/cluster/worker-pool.js';
@@ -22,7 +23,8 @@ const primaryShutdownMarginMs = 5_000;
  * Boot: config → logger → admin key → Redis (REDIS_URL, or an embedded redis-server) → Parley →
  * listen. With PARLEY_WORKERS > 1 this process is the cluster's primary: it does the same up to
  * Redis, then forks the workers, each of which opens Parley on the shared port (runWorker).
- * SIGTERM/SIGINT shut down gracefully; an uncaught error logs fatal and exits 1.
+ * SIGTERM/SIGINT shut down gracefully. An uncaught error from a voice session's work ends that
+ * session alone; any other logs fatal and exits 1 (boot/escaped-errors.ts).
  */
 async function main(): Promise<void> {
   const config = readConfig();
@@ -40,8 +42,7 @@ async function main(): Promise<void> {
     shutdown.runUrgent();
     process.exit(1);
   };
-  process.on('uncaughtException', (err) => crash(err, 'uncaught exception'));
-  process.on('unhandledRejection', (reason) => crash(reason, 'unhandled promise rejection'));
+  routeEscapedErrors(crash);
   shutdown.listen(['SIGTERM', 'SIGINT'], worker === undefined ? 'force' : 'ignore');
 
   try {

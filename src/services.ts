@@ -131,6 +131,7 @@ export async function createServices(parts: ServiceParts): Promise<Services> {
     logger,
     llmFor: (llm) => llms.llm(llm),
     llmTimeoutMs: config.llm.timeoutMs,
+    llmStallMs: config.llm.stallMs,
     historyMessages: config.llm.historyMessages,
     metrics,
     recorder,
@@ -175,6 +176,7 @@ export async function createServices(parts: ServiceParts): Promise<Services> {
     recorder,
     endOfTurn: endOfTurnModel ?? undefined,
     recordings,
+    limits: config.speechLimits,
   };
   const supervisor = new SessionSupervisor({
     store,

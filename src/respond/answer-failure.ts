@@ -1,3 +1,4 @@
+import { ProviderTimeout } from '../providers/call-deadline.js';
 import { ProviderNotConfigured } from '../providers/provider-error.js';
 import type { UpstreamFailure } from './webhook.js';
 
@@ -30,8 +31,12 @@ export function describeLlmError(
 ): { type: string; message: string; status: number | null } {
   // Said before any call: no key or server, or the GGUF is not installed (the message has the fix).
   if (err instanceof ProviderNotConfigured) return { type: 'llm_not_configured', message: err.message, status: null };
-  const e = err as { status?: unknown; name?: string; message?: string };
-  const status = typeof e.status === 'number' ? e.status : null;
+  // Past PARLEY_LLM_TIMEOUT_MS, or a stream stalled past PARLEY_PROVIDER_STALL_MS: the message says which.
+  if (err instanceof ProviderTimeout) return { type: 'llm_timeout', message: err.message, status: null };
+  const e = err as { status?: unknown; name?: string; message?: string; cause?: { status?: unknown } };
+  // The SDK's APIError carries the status; a ProviderError wrapping it carries it as its cause.
+  const raw = e.status ?? e.cause?.status;
+  const status = typeof raw === 'number' ? raw : null;
   if (e.name === 'APIConnectionTimeoutError' || /timed? ?out/i.test(e.message ?? '')) {
     return { type: 'llm_timeout', message: `language model did not answer within ${timeoutMs} ms`, status };
   }

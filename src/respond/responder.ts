@@ -10,6 +10,8 @@ import { Toolbox } from '../tools/toolbox.js';
 import type { TurnRecorder } from '../recording/turn-recorder.js';
 import { toLlmHistory } from './history.js';
 import { answerWithTools } from './tool-loop.js';
+import { guardedLlm } from '../providers/guarded-providers.js';
+import { ProviderError } from '../providers/provider-error.js';
 import { withAgentTarget, type CallAction } from '../actions/call-action.js';
 import { callWebhook } from './webhook.js';
 import { AnswerFailed, describeLlmError, webhookErrorTypes } from './answer-failure.js';
@@ -54,7 +56,10 @@ export interface ResponderOptions {
   logger: Logger;
   /** The LLM for a preset's `llm` section. */
   llmFor: (settings: StoredPreset['llm']) => LlmProvider;
+  /** A whole LLM call, first token to last (PARLEY_LLM_TIMEOUT_MS). */
   llmTimeoutMs: number;
+  /** The longest gap between two tokens of a streamed answer (PARLEY_PROVIDER_STALL_MS; default 10 s). */
+  llmStallMs?: number | undefined;
   /** Past messages sent to the LLM with each turn. */
   historyMessages: number;
   /** Counts webhook outcomes and durations (operator metrics). */
@@ -124,7 +129,7 @@ export class Responder {
       const messages = await this.prompt(agent, turn);
       const toolbox = this.toolbox(agent);
       const text = toolbox.empty
-        ? await this.options.llmFor(settings).complete({
+        ? await this.llm(settings).complete({
             model: settings.model,
             messages,
             temperature: settings.temperature,
@@ -133,6 +138,7 @@ export class Responder {
             timeoutMs: this.options.llmTimeoutMs,
           })
         : await this.withTools(agent, turn, settings, messages, toolbox, signal);
+      if (toolbox.empty && text.trim() === '') throw new ProviderError(settings.provider, 'the model returned no text');
       return { ok: true, text, source: 'llm', latencyMs: elapsed() };
     } catch (err) {
       if (signal?.aborted)
@@ -170,14 +176,20 @@ export class Responder {
         );
         return;
       }
-      yield* this.options.llmFor(llm).stream({
+      let said = false;
+      for await (const delta of this.llm(llm).stream({
         model: llm.model,
         messages,
         temperature: llm.temperature,
         maxTokens: llm.max_tokens,
         signal,
         timeoutMs: this.options.llmTimeoutMs,
-      });
+      })) {
+        said ||= delta.trim() !== '';
+        yield delta;
+      }
+      // A 200 that streamed no words (an empty body, only empty deltas) is a failed call, not an answer.
+      if (!said) throw new ProviderError(llm.provider, 'the model returned no text');
     } catch (err) {
       if (signal?.aborted) throw new AnswerFailed('aborted by the session', null, true);
       const { type, message, status } = describeLlmError(err, this.options.llmTimeoutMs);
@@ -247,7 +259,7 @@ export class Responder {
     stored: (write: Promise<unknown>) => void,
   ): AsyncIterable<string> {
     return answerWithTools({
-      llm: this.options.llmFor(settings),
+      llm: this.llm(settings),
       settings,
       messages,
       toolbox,
@@ -258,6 +270,11 @@ export class Responder {
       onCall: (outcome) => stored(this.options.recorder.toolCalled(agent, turn.session, outcome, turn)),
       onAction: turn.onAction,
     });
+  }
+
+  /** The preset's LLM, every call bounded: the whole call by llmTimeoutMs, a stalled stream by llmStallMs. */
+  private llm(settings: StoredPreset['llm']) {
+    return guardedLlm(this.options.llmFor(settings), this.options.llmStallMs ?? 10_000);
   }
 
   private async record(

@@ -187,7 +187,12 @@ function finished(transcript: string): boolean {
   return ending === 'punctuation' || ending === 'question';
 }
 
-/** Speech is synthesized ahead but buffered, and played only once the turn is confirmed. */
+/**
+ * Speech is synthesized ahead but buffered, and played only once the turn is confirmed. A failure
+ * of the speech goes out of the first branch (the merge ends the turn with it), never through the
+ * buffer: `tap(subject)` would subscribe the subject with no error handler and throw it again from
+ * a timer, out of the session.
+ */
 function afterConfirmation(
   confirmedAt$: Observable<number>,
   speak: OperatorFunction<SpeechChunk, PlayoutEvent>,
@@ -196,7 +201,10 @@ function afterConfirmation(
     defer(() => {
       const buffered = new ReplaySubject<SpeechChunk>();
       return merge(
-        chunks.pipe(tap(buffered), ignoreElements()),
+        chunks.pipe(
+          tap({ next: (chunk) => buffered.next(chunk), complete: () => buffered.complete() }),
+          ignoreElements(),
+        ),
         concat(confirmedAt$.pipe(ignoreElements()), buffered).pipe(speak),
       );
     });

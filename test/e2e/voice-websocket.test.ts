@@ -364,7 +364,7 @@ describe('voice over the WebSocket transport', () => {
     expect(session.body).toMatchObject({ status: 'ended', end_reason: 'idle_timeout' });
   });
 
-  it('one broken session ends alone with an error record; the healthy one beside it carries on', async () => {
+  it("a provider's bug fails only its turn (stt_error, turn_failed); that session and the healthy one beside it carry on", async () => {
     transcripts = [];
     webhookReply = () => ({ body: { response: 'Still here.' } });
     const healthyAgent = await agentWith();
@@ -372,14 +372,20 @@ describe('voice over the WebSocket transport', () => {
     const healthy = await connect(healthyAgent, 'healthy');
     const broken = await connect(brokenAgent, 'broken');
     await Promise.all([healthy.client.stream(hello, { speed: 4 }), broken.client.stream(hello, { speed: 4 })]);
-    const ended = await broken.client.untilEvent('ended');
-    expect(ended.reason).toBe('error');
+    const failed = await broken.client.untilEvent('error');
+    expect(failed.code).toBe('turn_failed');
     const response = await healthy.client.untilAnswer();
     expect(response.text).toBe('Still here.');
-    const errors = await p.request('GET', `/admin/v1/errors?session_id=${broken.sessionId}&type=session_failed`);
-    expect(errors.body.data).toHaveLength(1);
-    const healthySession = await p.request('GET', `/admin/v1/sessions/${healthy.sessionId}`);
-    expect(healthySession.body.status).toBe('active');
+    const errors = await p.request('GET', `/admin/v1/errors?session_id=${broken.sessionId}`);
+    expect(errors.body.data.map((e: { type: string }) => e.type)).toEqual(['stt_error']);
+    expect(errors.body.data[0].message).toBe('crash: transcription failed: simulated bug in one session');
+    // the broken session still listens: a typed turn is answered
+    broken.client.sendJson({ type: 'text', text: 'are you there' });
+    expect((await broken.client.untilAnswer()).text).toBe('Still here.');
+    for (const { sessionId } of [healthy, broken]) {
+      const session = await p.request('GET', `/admin/v1/sessions/${sessionId}`);
+      expect(session.body.status).toBe('active');
+    }
   });
 
   it('bad frames and bad JSON get an error event, not a dropped connection', async () => {

@@ -1,4 +1,4 @@
-import { asyncScheduler, BehaviorSubject, type Observable, type Subscription } from 'rxjs';
+import { asyncScheduler, BehaviorSubject, config as rxjsConfig, type Observable, type Subscription } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 import { createActor, fromEventObservable } from 'xstate';
@@ -325,5 +325,35 @@ describe('smart endpointing: a transcription that fails on a tentative turn', ()
       [1_101, 'audio_end'],
     ]);
     expect(recorded.map(([kind]) => kind)).toEqual(['answered', 'user', 'answered', 'played']);
+  });
+});
+
+describe('a stage that fails while its turn speaks', () => {
+  it('fails that turn alone: turn_failed, nothing thrown out of the graph, and the next turn is answered', async () => {
+    const escaped: unknown[] = [];
+    const before = rxjsConfig.onUnhandledError;
+    rxjsConfig.onUnhandledError = (err) => escaped.push(err);
+    try {
+      let calls = 0;
+      const { sent } = await converse(
+        (cold) => cold('a 999ms b', { a: text('first'), b: text('second') }),
+        (cold) => ({
+          transcribe: () => cold('|'),
+          answer: () => cold('a|', { a: 'One. Two.' }),
+          // the first sentence's speech fails part-way through (a TTS that cuts its body)
+          synthesize: () =>
+            ++calls === 1
+              ? cold('s 20ms #', { s: new Int16Array(40) }, new StageFailure('synthesize', 'TTS cut', 'err_1'))
+              : cold('s|', { s: new Int16Array(100) }),
+        }),
+      );
+      await new Promise((r) => setTimeout(r, 20)); // RxJS reports an unhandled error from a timer
+      expect(escaped).toEqual([]);
+      const kinds = types(sent).map(([, type]) => type);
+      expect(kinds.filter((k) => k === 'error')).toHaveLength(1);
+      expect(kinds.slice(kinds.indexOf('error'))).toContain('audio_end');
+    } finally {
+      rxjsConfig.onUnhandledError = before;
+    }
   });
 });
