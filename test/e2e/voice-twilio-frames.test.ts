@@ -106,4 +106,4 @@ it('every outbound media message is one 20 ms frame: 160 μ-law bytes, across a 
   expect(media.filter((bytes) => bytes !== 160)).toEqual([]);
   // every payload decoded to 160 samples (what the phone played)
   expect(call.heard.every((frame) => frame.length === 160)).toBe(true);
-});
+}, 180_000);
