@@ -176,6 +176,15 @@ describe('request bodies reference the zod-derived schemas', () => {
     expect(Object.keys(schema('Agent').properties)).toEqual(expect.arrayContaining(['readiness', 'warnings']));
   });
 
+  it('the Conversation says whether it has a recording: {duration_ms, bytes, channels} or null', () => {
+    const recording = schema('Conversation').properties.recording as { anyOf?: { $ref?: string; type?: string }[] };
+    expect(schema('Conversation').required).toContain('recording');
+    expect(recording.anyOf).toEqual(
+      expect.arrayContaining([{ $ref: '#/components/schemas/ConversationRecording' }, { type: 'null' }]),
+    );
+    expect(schema('ConversationRecording').required.sort()).toEqual(['bytes', 'channels', 'duration_ms']);
+  });
+
   it('PresetCreate requires name and PresetPatch nothing', () => {
     expect(bodyRef('post', '/admin/v1/presets')).toBe('#/components/schemas/PresetCreate');
     expect(bodyRef('patch', '/admin/v1/presets/{id}')).toBe('#/components/schemas/PresetPatch');
