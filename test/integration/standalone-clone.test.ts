@@ -57,7 +57,7 @@ function vitestInClone(files: string[]): Promise<{ code: number | null; output: 
 }
 
 describe('a clone of the repository', () => {
-  it('has nothing beside it: no ../shared', () => {
+  it('has no shared folder beside it, and no change of its own', () => {
     expect(existsSync(join(dirname(clone), 'shared'))).toBe(false);
     expect(git(clone, 'status', '--porcelain')).toBe('');
   });
