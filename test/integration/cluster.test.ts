@@ -21,6 +21,7 @@ import {
 } from '../support/main-process.js';
 import { freePort, TestRedis } from '../support/redis-server.js';
 import { VoiceClient } from '../support/voice-client.js';
+import { testModelsDir } from '../support/test-models.js';
 
 /**
  * PARLEY_WORKERS=2 through the real entry point: one primary (admin key, embedded Redis) and two
@@ -61,7 +62,7 @@ async function bootCluster(env: Record<string, string>) {
     PORT: String(port),
     PARLEY_WORKERS: '2',
     PARLEY_ADMIN_API_KEY: adminKey,
-    MODELS_DIR: process.env['MODELS_DIR'] ?? '../shared/models',
+    MODELS_DIR: await testModelsDir(),
     ...env,
   });
   running.push(p);

@@ -6,6 +6,7 @@ import { HttpReceiver } from '../support/http-receiver.js';
 import { startParley, testAdminKey, type TestParley } from '../support/parley.js';
 import { freePort, TestRedis } from '../support/redis-server.js';
 import { VoiceClient } from '../support/voice-client.js';
+import { testModelsDir } from '../support/test-models.js';
 
 /**
  * Voice sessions nobody runs end, whatever happened to the process that created or ran them:
@@ -202,7 +203,7 @@ describe('owner lost', () => {
         PORT: String(port),
         REDIS_URL: redis.url,
         PARLEY_ADMIN_API_KEY: testAdminKey,
-        MODELS_DIR: process.env['MODELS_DIR'] ?? '../shared/models',
+        MODELS_DIR: await testModelsDir(),
         // One process, killed whole (test/integration/cluster.test.ts kills one worker of several).
         PARLEY_WORKERS: '1',
       },
