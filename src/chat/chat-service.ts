@@ -93,6 +93,10 @@ export class ChatService {
         errorId: answer.errorId,
         timings: { response_ms: responseMs },
       });
+      // A session whose first message got no answer failed: it ends now (`error`) instead of being
+      // counted live until the idle sweep. Later in a conversation a failed turn leaves it open.
+      if (session.turns === 0)
+        await recorder.ended(agent, session.id, 'error', { error: answer.message, session_type: 'chat' });
       throw this.upstreamError(agent, answer, session.id);
     }
     await recorder.answered(agent, session, {

@@ -119,8 +119,11 @@ describe('connect window', () => {
       { what: 'the session ended', timeoutMs: 15_000 },
     );
     expect(ended.body.end_reason).toBe('never_connected');
+    expect(ended.body.duration_ms).toBeNull(); // it never ran
     await events.until(() => sessionEnds(grant.session_id).length === 1, 15_000);
-    expect(sessionEnds(grant.session_id)).toEqual([expect.objectContaining({ reason: 'never_connected' })]);
+    expect(sessionEnds(grant.session_id)).toEqual([
+      expect.objectContaining({ reason: 'never_connected', duration_ms: null }),
+    ]);
 
     // The token is still valid, but the session is over.
     const late = await connect(on(p, grant.connection_url), grant.connection_token);
