@@ -17,6 +17,8 @@ export interface Config {
   /** A Redis silent this long counts as down: requests needing it answer 503 within about 1.5× this. */
   readonly redisTimeoutMs: number;
   readonly logLevel: string;
+  /** PARLEY_LOG_FORMAT: `auto` (readable on a terminal, JSON otherwise), `json` or `pretty`. */
+  readonly logFormat: 'auto' | 'json' | 'pretty';
   readonly jsonLimitBytes: number;
   readonly trustProxy: boolean;
   readonly shutdownTimeoutMs: number;
@@ -184,6 +186,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     redisPrefix: e.REDIS_CLUSTER_NODES === undefined ? e.PARLEY_REDIS_PREFIX : `{${e.PARLEY_REDIS_PREFIX}}`,
     redisTimeoutMs: e.PARLEY_REDIS_TIMEOUT_MS,
     logLevel: e.PARLEY_LOG_LEVEL,
+    logFormat: e.PARLEY_LOG_FORMAT,
     jsonLimitBytes: e.PARLEY_JSON_LIMIT_BYTES,
     trustProxy: e.PARLEY_TRUST_PROXY,
     shutdownTimeoutMs: e.PARLEY_SHUTDOWN_TIMEOUT_MS,

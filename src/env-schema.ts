@@ -132,6 +132,8 @@ export const envSchema = z.object({
     .default('parley'),
   PARLEY_REDIS_TIMEOUT_MS: int(100, 60_000).default(1_000),
   PARLEY_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** `auto`: readable lines when stdout is a terminal, JSON otherwise. */
+  PARLEY_LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
   PARLEY_JSON_LIMIT_BYTES: int(1024, 64 * 1024 * 1024).default(1024 * 1024),
   PARLEY_TRUST_PROXY: bool.default(false),
   PARLEY_SHUTDOWN_TIMEOUT_MS: int(0, 600_000).default(15_000),

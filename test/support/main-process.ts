@@ -7,7 +7,8 @@ import { testModelsDir } from './test-models.js';
 
 /**
  * The real entry point (src/main.ts through tsx) in a child process, as `npm start` runs it, with
- * a clean Parley environment plus the test's variables; its JSON log lines parsed as they come.
+ * a clean Parley environment plus the test's variables; its JSON log lines parsed as they come
+ * (stdout is a pipe, so PARLEY_LOG_FORMAT's default `auto` logs JSON).
  */
 
 export const bootTimeoutMs = 30_000;
