@@ -36,6 +36,7 @@ const groups: [string, string[]][] = [
       'preset_id',
       'system_prompt',
       'greeting',
+      'fallback_line',
       'language',
       'expected_phrases',
       'rag_enabled',
