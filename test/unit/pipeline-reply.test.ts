@@ -147,10 +147,7 @@ describe('reply graph (marbles)', () => {
       synthesize: () => cold('s|', { s: audio(20) }),
     }));
     expect(stt.events).toEqual([
-      [
-        2,
-        { type: 'failed', stage: 'transcribe', message: 'openai: HTTP 503', errorId: 'err_1', reason: 'stt_error' },
-      ],
+      [2, { type: 'failed', stage: 'transcribe', message: 'openai: HTTP 503', errorId: 'err_1', reason: 'stt_error' }],
       [2, 'complete'],
     ]);
 
