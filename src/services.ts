@@ -136,6 +136,7 @@ export async function createServices(parts: ServiceParts): Promise<Services> {
     metrics,
     recorder,
     allowHttpTools: config.tools.allowHttp,
+    readiness,
   });
   const rag = new RagService({
     config: config.rag,

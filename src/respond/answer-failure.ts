@@ -20,9 +20,20 @@ export class AnswerFailed extends Error {
     message: string,
     readonly errorId: string | null,
     readonly aborted: boolean,
+    /** The error record's type (`webhook_timeout`, `llm_not_configured`, …); `aborted` when none was written. */
+    readonly reason: string,
   ) {
     super(message);
   }
+}
+
+/**
+ * What the user is told when no LLM can run here (chat's 503 `llm_not_configured`, a voice turn's
+ * `error`): `fixes` is the agent's readiness problem for its LLM, so it names every fix readiness
+ * offers (an OpenAI key or server, a GGUF for local-llama).
+ */
+export function notConfiguredMessage(fixes: string): string {
+  return `the language model is not configured here: ${fixes}`;
 }
 
 export function describeLlmError(

@@ -31,7 +31,8 @@ export interface StageContext {
  * preset's TTS resampled to the transport's rate. Each call is aborted when its Observable is
  * unsubscribed, and bounded in time (`deps.limits`). Every failure of a stage fails only its turn:
  * it becomes an error record (`stt_error`, `tts_error`, the answer's own type, or `turn_error` for
- * anything unexpected, which is logged as a bug too) and a StageFailure (silence for that turn).
+ * anything unexpected, which is logged as a bug too) and a StageFailure carrying the record's
+ * id and type (the turn fails: the user is told why and hears the agent's `fallback_line`).
  */
 export function voiceStages(ctx: StageContext): ReplyStages {
   const { deps, agent, session, settings } = ctx;
@@ -55,7 +56,9 @@ export function voiceStages(ctx: StageContext): ReplyStages {
       abortable((signal) => answerStream(transcript, signal)).pipe(
         catchError((err: unknown) =>
           err instanceof AnswerFailed
-            ? throwError(() => new StageFailure('answer', err.message, err.errorId, { cause: err }))
+            ? throwError(
+                () => new StageFailure('answer', err.message, { id: err.errorId, type: err.reason }, { cause: err }),
+              )
             : recordedFailure<string>(ctx, 'answer', 'turn_error', err),
         ),
       ),
@@ -107,7 +110,7 @@ function recordProviderFailure<T>(ctx: StageContext, stage: ReplyStage, type: st
 /**
  * Any failure of a stage as an error record and a StageFailure: a ProviderError is recorded as
  * `type`, anything else (a bug, a store outage) as `turn_error` after logging it as a bug. Either
- * way the turn ends in silence and the session goes on.
+ * way the turn fails (sessions/turn-failure.ts) and the session goes on.
  */
 function recordedFailure<T>(ctx: StageContext, stage: ReplyStage, type: string, err: unknown): Observable<T> {
   if (err instanceof StageFailure) return throwError(() => err);
@@ -132,6 +135,6 @@ function recordedFailure<T>(ctx: StageContext, stage: ReplyStage, type: string, 
           return null;
         },
       );
-    throw new StageFailure(stage, message, errorId, { cause: err });
+    throw new StageFailure(stage, message, { id: errorId, type: recordType }, { cause: err });
   });
 }
