@@ -56,8 +56,8 @@ export async function openParley(
   // Closed by services.rag.close().
   const embedders = new Embedders(config.rag.embedding, (id) => registry.modelDir(id));
   // The LLM of each preset: one OpenAI-compatible client, and GGUF models loaded once per process.
-  const llms = llmProviders(config, (id) => registry.modelDir(id), logger);
-  // The built-in preset is chosen once, here, and said in the log: one line per capability.
+  const llms = llmProviders(config, registry, logger);
+  // The built-in preset as start-up finds it, said in the log: one line per capability.
   logCapabilities(logger, await registry.builtIn(), await registry.usability(), config.rag.embedding);
   const services = await createServices({
     config,

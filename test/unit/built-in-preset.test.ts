@@ -19,6 +19,7 @@ function box(...usable: string[]): Usability {
         voices: [...info.voices],
         default_voice: info.defaultVoice,
         any_model: info.anyModel,
+        local_models: [],
         configured: on,
         reason: on ? null : `${info.provider} is missing (fix it)`,
       };
