@@ -9,14 +9,14 @@ import { ProviderError } from './provider-error.js';
 import type { ProviderRegistry } from './registry.js';
 
 /** Where a local model's file is, and whether it must not be loaded (the registry's model snapshot). */
-export type ModelFiles = Pick<ProviderRegistry, 'modelFile' | 'invalidModel'>;
+export type ModelFiles = Pick<ProviderRegistry, 'modelFile' | 'modelProblem'>;
 
 /**
  * The language model for a preset's `llm` section, by its provider: `openai` (one client for every
  * preset: the model is named per request) or `local-llama` (one LlamaLlm per GGUF model: the
  * catalog model's file in its folder, or a .gguf file under MODELS_DIR named by its relative path;
- * the model itself loads once per process, on the first request, and never while the model
- * snapshot says the file is invalid). An unknown provider or model fails the request with a
+ * the model itself loads once per process, on the first request, and only while the model
+ * snapshot says the file is installed). An unknown provider or model fails the request with a
  * ProviderError.
  */
 export class LlmProviders {
@@ -41,7 +41,7 @@ export class LlmProviders {
           const { model } = settings;
           const file = this.files.modelFile('llm', 'local-llama', model);
           if (file === undefined) throw new ProviderError('local-llama', `unknown model ${model}`);
-          llm = new LlamaLlm(file, this.llama, () => this.files.invalidModel('llm', 'local-llama', model));
+          llm = new LlamaLlm(file, this.llama, () => this.files.modelProblem('llm', 'local-llama', model));
           this.llamas.set(settings.model, llm);
         }
         return llm;

@@ -109,13 +109,16 @@ export class ProviderRegistry {
   }
 
   /**
-   * Why a local model must not be loaded: it is invalid in the current snapshot (a pinned file of
-   * the wrong size or sha256, a file that is not a GGUF); null otherwise (a missing file is the
-   * loader's to report).
+   * Why a local model must not be loaded now, from the current snapshot (what readiness says too):
+   * it is invalid (a pinned file of the wrong size or sha256, a file that is not a GGUF), or it is
+   * not there; null when it is installed.
    */
-  async invalidModel(capability: Capability, provider: string, modelId: string): Promise<string | null> {
+  async modelProblem(capability: Capability, provider: string, modelId: string): Promise<string | null> {
     const state = (await this.models.current()).model({ capability, provider }, modelId);
-    return state?.status === 'invalid' ? `model ${modelId} is invalid: ${state.problem ?? ''}` : null;
+    if (state?.status === 'installed') return null;
+    if (state?.status === 'invalid') return `model ${modelId} is invalid: ${state.problem ?? ''}`;
+    const where = this.modelFile(capability, provider, modelId) ?? this.folders.dir(modelId);
+    return `model not installed: ${where} is missing (run \`npm run models\`, or point MODELS_DIR at the models)`;
   }
 
   /**

@@ -205,6 +205,24 @@ describe('GGUF files of your own', () => {
     });
     expect(chat.status).toBe(200);
     expect(chat.body.response.length).toBeGreaterThan(0);
+
+    // Removed: readiness says so, and the model still in memory is no longer used.
+    await rm(join(models, 'mine/tiny-q4.gguf'));
+    const gone = await eventually(
+      () => readiness(agent.id),
+      (r) => !r.ready,
+      { what: 'readiness after the removal' },
+    );
+    expect(gone.problems).toEqual([
+      'llm: local-llama: model mine/tiny-q4.gguf is not installed (installed: none; no file MODELS_DIR/mine/tiny-q4.gguf)',
+    ]);
+    const after = await p.request('POST', '/sdk/v1/chat', {
+      apiKey: null,
+      body: { agent_token: agent.agent_token, message: 'Hello again' },
+    });
+    expect(after.status).toBe(503);
+    expect(after.body.error.code).toBe('llm_not_configured');
+    expect(after.body.error.message).toContain(`model not installed: ${join(models, 'mine/tiny-q4.gguf')} is missing`);
   });
 
   it('a preset naming a file that is not there, not a GGUF model or outside MODELS_DIR is a 400 naming the problem', async () => {

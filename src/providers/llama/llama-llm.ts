@@ -34,18 +34,21 @@ export class LlamaLlm implements LlmProvider {
     /** The .gguf file. */
     readonly modelPath: string,
     options: Partial<LlamaModelOptions> = {},
-    /** Why the file must not be loaded (invalid: wrong size or sha256), asked before every request; null when it may. */
-    private readonly invalid: () => Promise<string | null> = async () => null,
+    /**
+     * Why the file must not be loaded (invalid: wrong size or sha256; not installed), asked before
+     * every request; null when it may. By default only the loader's own check of the file.
+     */
+    private readonly problem: () => Promise<string | null> = async () => null,
   ) {
     this.options = { ...defaultLlamaModelOptions, ...options };
   }
 
   /**
    * The shared model, loading it on first use: a ProviderNotConfigured when the file is invalid
-   * (it is never loaded then) or missing, a ProviderError when it does not load.
+   * (it is never loaded then) or not installed, a ProviderError when it does not load.
    */
   async loaded(): Promise<SharedLlamaModel> {
-    const problem = await this.invalid();
+    const problem = await this.problem();
     if (problem !== null) throw new ProviderNotConfigured(providerName, problem);
     return SharedLlamaModel.load(this.modelPath, this.options);
   }

@@ -78,7 +78,7 @@ export class ModelFolders {
     const files = info.modelFiles;
     if (files !== undefined) {
       const paths = info.models.map((id) => `MODELS_DIR/${id}/${files[id] ?? '<file>'}`);
-      const own = info.anyGgufFile === true ? ', or a .gguf file of your own anywhere under MODELS_DIR' : '';
+      const own = info.anyGgufFile === true ? ', or any .gguf under MODELS_DIR' : '';
       return `no model installed: expected ${paths.join(' or ')} (npm run models downloads it)${own}`;
     }
     return (
