@@ -83,7 +83,10 @@ export class SphinxPool {
     this.#serveWaiting();
   }
 
-  /** Loads one decoder of `band` now (on the worker a first stream goes to), so the first utterance does not wait for the model. */
+  /**
+   * Loads one decoder of `band` now, on the worker a first stream goes to, so the first utterance
+   * does not wait for the model.
+   */
   async warm(band: SphinxBand): Promise<void> {
     await this.#worker(0).client.call('warm', { band });
   }

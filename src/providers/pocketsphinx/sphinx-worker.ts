@@ -84,8 +84,9 @@ function onStream<T>(stream: number, work: (decoder: SphinxDecoder) => T, releas
 
 serveRpc<SphinxProtocol>({
   async warm({ band }) {
-    const loaded = [...streams.values()].some((s) => s.band === band) || idle[band].length > 0;
-    if (!loaded && (created < setup.decoders || idle.phone.length + idle.wide.length > 0)) putBack(take(band));
+    const held = idle[band].length > 0 || [...streams.values()].some((s) => s.band === band);
+    const room = created < setup.decoders || idle.phone.length + idle.wide.length > 0;
+    if (!held && room) putBack(take(band));
     return {};
   },
   async open({ stream, grammar, band }) {
