@@ -106,7 +106,7 @@ describe('reply graph (marbles)', () => {
     const failed = run({ kind: 'audio', audio: spoken }, stages('--#', unheard));
     expect(failed.events).toEqual([
       [1, { type: 'transcribed', text: '' }],
-      [3, { type: 'failed', stage: 'transcribe', message: unheard.message, errorId: 'e1' }],
+      [3, { type: 'failed', stage: 'transcribe', message: unheard.message, errorId: 'e1', reason: 'stt_error' }],
       [3, 'complete'],
     ]);
     expect(judged).toEqual([spoken, spoken]);

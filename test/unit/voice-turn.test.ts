@@ -229,7 +229,9 @@ describe('smart endpointing: a tentative turn with no words is judged only once 
       { smart: true },
     );
     // confirmed at endpointing_max_ms (1 500 ms after the tentative turn began), judged 5 ms later
-    expect(sent).toEqual([[1_505, { type: 'error', code: 'turn_failed', message: 'no answer for this turn' }]]);
+    expect(sent).toEqual([
+      [1_505, { type: 'error', code: 'turn_failed', reason: 'stt_error', message: 'no answer for this turn' }],
+    ]);
     expect(recorded).toEqual([['answered', { status: 'failed', text: '', source: 'webhook' }]]);
   });
 
