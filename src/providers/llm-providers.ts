@@ -1,8 +1,9 @@
+import { basename } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { StoredPreset } from '../records/preset.js';
 import { LlamaLlm, type LlamaModelOptions } from './llama/llama-llm.js';
-import { SharedLlamaModel } from './llama/shared-llama-model.js';
+import { SharedLlamaModel, type LoadedModel } from './llama/shared-llama-model.js';
 import type { LlmProvider } from './llm.js';
 import { OpenAiLlm } from './openai/openai-llm.js';
 import { ProviderError } from './provider-error.js';
@@ -57,10 +58,20 @@ export class LlmProviders {
   }
 }
 
-/** The process's LLM providers, llama.cpp's warnings and errors going to `logger`. */
+/** The line that says where a local-llama model runs, the operator's check of GPU use. */
+export function loadedModelLine({ path, gpu, gpuLayers }: LoadedModel): string {
+  const where = gpu === false ? 'the CPU' : `the GPU (${gpu}, ${gpuLayers} layers offloaded)`;
+  return `local-llama: ${basename(path)} loaded on ${where}`;
+}
+
+/**
+ * The process's LLM providers, llama.cpp's warnings and errors going to `logger`, and one `info`
+ * line per loaded GGUF model saying where it runs (fields `gpu`, `gpuLayers`).
+ */
 export function llmProviders(config: Pick<Config, 'openai' | 'llama'>, files: ModelFiles, logger: Logger) {
   return new LlmProviders(config, files, {
     ...config.llama,
     log: (level, message) => logger[level]({ provider: 'local-llama' }, message.trim()),
+    onLoad: (loaded) => logger.info({ provider: 'local-llama', ...loaded }, loadedModelLine(loaded)),
   });
 }

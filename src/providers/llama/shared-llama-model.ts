@@ -33,6 +33,15 @@ export interface LlamaModelOptions {
   gpu: 'auto' | false;
   /** Where llama.cpp's warnings and errors go (read when the first model of the process loads). */
   log?: ((level: 'warn' | 'error', message: string) => void) | undefined;
+  /** Told once per model file when it has loaded: where it runs (`gpu`: `cuda`, `vulkan`, `metal`, false for the CPU). */
+  onLoad?: ((loaded: LoadedModel) => void) | undefined;
+}
+
+/** Where a loaded model runs: the runtime's GPU type (false: the CPU) and how many of its layers are on the GPU. */
+export interface LoadedModel {
+  path: string;
+  gpu: string | false;
+  gpuLayers: number;
 }
 
 export const defaultLlamaModelOptions: LlamaModelOptions = {
@@ -119,6 +128,7 @@ export class SharedLlamaModel {
         threads: options.threads,
       });
       const sequences = Array.from({ length: options.sequences }, () => context.getSequence());
+      options.onLoad?.({ path: modelPath, gpu: llama.gpu, gpuLayers: model.gpuLayers });
       return new SharedLlamaModel(modelPath, llama, model, context, resolveChatWrapper(model), sequences);
     } catch (err) {
       await model?.dispose().catch(() => undefined);
