@@ -1,0 +1,220 @@
+import { createClient } from 'redis';
+import { afterAll, beforeAll, type ExpectStatic } from 'vitest';
+import type { ErrorRecord } from '../../src/records/error-record.js';
+import { Keys } from '../../src/store/keys.js';
+import type { RequestOptions, TestResponse } from './admin-client.js';
+import { ControlCalls } from './control-calls.js';
+import { eventually } from './eventually.js';
+import { FaultUpstream, laneTool } from './fault-upstream.js';
+import { logsOf } from './main-process.js';
+import { startNodes, stopNodes, type ParleyNode } from './parley-nodes.js';
+import { TestRedis } from './redis-server.js';
+import { VoiceClient } from './voice-client.js';
+
+/**
+ * A fault-injection bed for one test file: a redis-server, a FaultUpstream standing in for every
+ * provider and for the operator's webhook and tool, and one real Parley (src/main.ts) with two
+ * worker processes (`PARLEY_WORKERS=2`) using it. Two healthy control calls, one on each worker,
+ * talk all along. `finish` checks what must hold after any fault: the same worker processes, no
+ * crash in the log, no `session_failed`, every control turn answered, no 5xx but 502/503/504.
+ */
+
+/**
+ * How long Parley waits for the LLM, the webhook, a tool and STT here, and how long a stream may
+ * stall: short, so that a hang costs little. A sentence's speech gets twice as long (it streams).
+ */
+export const upstreamTimeoutMs = 1_500;
+export const ttsTimeoutMs = 2 * upstreamTimeoutMs;
+
+export interface FaultBedOptions {
+  /** More environment for Parley (PARLEY_*), e.g. provider timeouts. */
+  env?: Record<string, string>;
+  /** The stall between the pieces of a `drip` (longer than every timeout). */
+  dripGapMs?: number;
+}
+
+export interface LaneAgent {
+  id: string;
+  token: string;
+}
+
+export interface VoiceCall {
+  client: VoiceClient;
+  sessionId: string;
+}
+
+export interface FaultBed {
+  readonly upstream: FaultUpstream;
+  readonly node: ParleyNode;
+  /** An agent whose STT, LLM, TTS, webhook and tool calls all go to `lane` of the upstream. */
+  agent(lane: string, settings?: { mode?: 'enhanced' | 'passthrough'; tools?: boolean }): Promise<LaneAgent>;
+  /** A WebSocket voice session of the agent, connected and `ready`. */
+  call(agent: LaneAgent): Promise<VoiceCall>;
+  /** The error records of a session, oldest first. */
+  errorsOf(sessionId: string): Promise<ErrorRecord[]>;
+  /** A request through the admin client that remembers every 5xx other than 502, 503 and 504. */
+  request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
+  /** Stops the control calls and asserts that the server came through unharmed. */
+  finish(expect: ExpectStatic): Promise<void>;
+}
+
+export function faultBed(options: FaultBedOptions = {}): FaultBed {
+  let redis: TestRedis | undefined;
+  let upstream: FaultUpstream | undefined;
+  let node: ParleyNode | undefined;
+  let workerPids: number[] = [];
+  let controls: ControlCalls | undefined;
+  const unexpected5xx: string[] = [];
+
+  const request = async (method: string, path: string, opts?: RequestOptions): Promise<TestResponse> => {
+    const res = await node!.request(method, path, opts);
+    if (res.status >= 500 && ![502, 503, 504].includes(res.status))
+      unexpected5xx.push(`${method} ${path} → ${res.status} ${JSON.stringify(res.body)}`);
+    return res;
+  };
+
+  const bed: FaultBed = {
+    get upstream() {
+      return upstream!;
+    },
+    get node() {
+      return node!;
+    },
+    request,
+    async agent(lane, settings = {}) {
+      const model = upstream!.model(lane);
+      const preset = await request('POST', '/admin/v1/presets', {
+        body: {
+          name: `lane ${lane}`,
+          stt: { provider: 'openai', model, language: 'en' },
+          llm: { provider: 'openai', model },
+          tts: { provider: 'openai', model, voice: 'alloy' },
+        },
+      });
+      if (preset.status !== 201) throw new Error(`preset: ${preset.status} ${JSON.stringify(preset.body)}`);
+      const tools = settings.tools
+        ? [{ ...laneTool, url: upstream!.toolUrl(lane), timeout_ms: upstreamTimeoutMs }]
+        : [];
+      const agent = await request('POST', '/admin/v1/agents', {
+        body: {
+          name: `lane ${lane}`,
+          mode: settings.mode ?? 'enhanced',
+          preset_id: preset.body.id,
+          webhook_url: upstream!.webhookUrl(lane),
+          webhook_timeout_ms: upstreamTimeoutMs,
+          tools,
+        },
+      });
+      if (agent.status !== 201) throw new Error(`agent: ${agent.status} ${JSON.stringify(agent.body)}`);
+      return { id: agent.body.id as string, token: agent.body.agent_token as string };
+    },
+    async call(agent) {
+      const res = await request('POST', '/sdk/v1/session', {
+        apiKey: null,
+        body: { agent_token: agent.token, transport: 'websocket' },
+      });
+      if (res.status !== 201) throw new Error(`session: ${res.status} ${JSON.stringify(res.body)}`);
+      const client = await VoiceClient.connect(res.body.connection_url, res.body.connection_token);
+      await client.untilEvent('ready', 1, 10_000);
+      return { client, sessionId: res.body.session_id as string };
+    },
+    async errorsOf(sessionId) {
+      const res = await request('GET', `/admin/v1/errors?session_id=${sessionId}&limit=100`);
+      return [...(res.body.data as ErrorRecord[])].sort((a, b) => a.created_at.localeCompare(b.created_at));
+    },
+    async finish(expect) {
+      const turns = await controls!.stop();
+      const crashes = logsOf(node!.main, /uncaught exception|unhandled promise rejection|exited unexpectedly/).map(
+        (l) => `${String(l['msg'])}: ${String((l['err'] as { message?: string } | undefined)?.message ?? '')}`,
+      );
+      const metrics = await request('GET', '/health/metrics', { apiKey: null }).catch((err: Error) => ({
+        body: { workers: `unreachable: ${err.message}`, processes: [] },
+      }));
+      const failed = await request('GET', '/admin/v1/errors?type=session_failed&limit=100').catch(() => ({
+        body: { data: [] },
+      }));
+      // all in one comparison, so that a failure shows every way the server was harmed
+      expect({
+        crashes,
+        workers: metrics.body.workers,
+        pids: (metrics.body.processes as { pid: number }[]).map((p) => p.pid).sort(),
+        unansweredControlTurns: controls!.unanswered().map((t) => `${t.text}: ${t.outcome} (${t.seen.join(',')})`),
+        controlsClosed: controls!.clients.filter((c) => c.closeCode !== null).length,
+        sessionFailed: (failed.body.data as ErrorRecord[]).map((r) => `${r.session_id}: ${r.message}`),
+        unexpected5xx,
+      }).toEqual({
+        crashes: [],
+        workers: { configured: 2, running: 2, restarts: 0 },
+        pids: [...workerPids].sort(),
+        unansweredControlTurns: [],
+        controlsClosed: 0,
+        sessionFailed: [],
+        unexpected5xx: [],
+      });
+      // the controls talked all along, on both workers
+      expect(turns.length).toBeGreaterThan(2 * controls!.clients.length);
+    },
+  };
+
+  beforeAll(async () => {
+    redis = await TestRedis.start();
+    upstream = await FaultUpstream.start({ dripGapMs: options.dripGapMs ?? 2 * upstreamTimeoutMs });
+    [node] = await startNodes(redis, 1, {
+      PARLEY_WORKERS: '2',
+      OPENAI_BASE_URL: upstream.baseUrl,
+      OPENAI_API_KEY: 'sk-test',
+      PARLEY_LLM_TIMEOUT_MS: String(upstreamTimeoutMs),
+      PARLEY_STT_TIMEOUT_MS: String(upstreamTimeoutMs),
+      PARLEY_TTS_TIMEOUT_MS: String(ttsTimeoutMs),
+      PARLEY_PROVIDER_STALL_MS: String(upstreamTimeoutMs),
+      // every case opens sessions and chats on its own agent: no rate limit in the way
+      PARLEY_RATE_LIMIT_RPM: '100000',
+      PARLEY_RATE_LIMIT_BURST: '10000',
+      ...options.env,
+    });
+    workerPids = node!.servingPids();
+    if (workerPids.length !== 2) throw new Error(`expected two workers, got ${JSON.stringify(workerPids)}`);
+    controls = new ControlCalls(await callsOnEveryWorker(bed, redis, workerPids), {
+      pauseMs: 300,
+      answerWithinMs: 10_000,
+    });
+  }, 90_000);
+
+  afterAll(async () => {
+    await controls?.stop().catch(() => undefined); // finish() already asserted on them, or the file failed earlier
+    if (node !== undefined) await stopNodes([node]);
+    await upstream?.close();
+    await redis?.close();
+  }, 60_000);
+
+  return bed;
+}
+
+/**
+ * Control calls until each worker runs one: the cluster spreads connections itself, so sessions
+ * are opened until the holder of their lease (host/pid/random, in Redis) covers both pids.
+ */
+async function callsOnEveryWorker(bed: FaultBed, redis: TestRedis, pids: number[]): Promise<VoiceClient[]> {
+  const control = await bed.agent('control');
+  const db = createClient({ url: redis.url });
+  await db.connect();
+  const keys = new Keys();
+  const byPid = new Map<number, VoiceClient>();
+  try {
+    for (let i = 0; i < 12 && byPid.size < pids.length; i++) {
+      const { client, sessionId } = await bed.call(control);
+      const holder = await eventually(
+        () => db.hGet(keys.sessionLeaseHolders(), sessionId),
+        (h) => typeof h === 'string',
+        { what: `the lease of ${sessionId}` },
+      );
+      const pid = Number(holder!.split('/')[1]);
+      if (byPid.has(pid)) client.close();
+      else byPid.set(pid, client);
+    }
+  } finally {
+    await db.quit();
+  }
+  if (byPid.size < pids.length) throw new Error(`control calls reached only workers ${[...byPid.keys()].join(', ')}`);
+  return [...byPid.values()];
+}

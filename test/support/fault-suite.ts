@@ -1,0 +1,83 @@
+import { expect, it } from 'vitest';
+import { faultBed, type FaultBed, type FaultBedOptions, type LaneAgent } from './fault-bed.js';
+import {
+  bargeIn,
+  chatFaults,
+  hangUps,
+  stayOn,
+  typing,
+  type Caller,
+  type Expected,
+  type MatrixSetup,
+} from './fault-matrix.js';
+import type { FaultKind, FaultStage } from './fault-upstream.js';
+
+export interface FaultSuite {
+  stage: FaultStage;
+  expected: Record<FaultKind, Expected>;
+  /** The stage's timeout in this bed. */
+  timeoutMs: number;
+  /** The agent each moment runs on (its settings pick the mode, tools, …). */
+  agent(bed: FaultBed, lane: string, moment: 'stay-on' | 'barge-in' | 'hang-up' | 'chat'): Promise<LaneAgent>;
+  /** How the caller speaks (default: typed turns). */
+  caller?: Caller;
+  /** Whether the stage is reached from POST /sdk/v1/chat too. */
+  chat: boolean;
+  bed?: FaultBedOptions;
+}
+
+const fileTimeoutMs = 110_000;
+
+/**
+ * Registers a typed-turn stage's fault matrix as a test file's tests: the three moments (and chat)
+ * run at once on one bed, each its own test listing every case that broke; the last test checks
+ * that the server came through.
+ */
+export function faultSuite(suite: FaultSuite): FaultBed {
+  const bed = faultBed(suite.bed);
+  const setup = (): MatrixSetup => ({
+    bed,
+    caller: suite.caller ?? typing,
+    stage: suite.stage,
+    expected: suite.expected,
+    timeoutMs: suite.timeoutMs,
+  });
+  const { stage } = suite;
+  it.concurrent(
+    `the caller stays on: each ${stage} fault fails only its turn, with its record, and the next turn is answered`,
+    async () => {
+      const lane = `${stage}-stay`;
+      expect(await stayOn(setup(), await suite.agent(bed, lane, 'stay-on'), lane)).toEqual([]);
+    },
+    fileTimeoutMs,
+  );
+  it.concurrent(
+    `the caller barges in while the ${stage} call is in flight: the barge-in turn is answered`,
+    async () => {
+      const lane = `${stage}-barge`;
+      expect(await bargeIn(setup(), await suite.agent(bed, lane, 'barge-in'), lane)).toEqual([]);
+    },
+    fileTimeoutMs,
+  );
+  it.concurrent(
+    `the caller hangs up 0–300 ms after speaking into a ${stage} fault: the session ends client_hangup`,
+    async () => {
+      expect(await hangUps(setup(), (lane) => suite.agent(bed, lane, 'hang-up'))).toEqual([]);
+    },
+    fileTimeoutMs,
+  );
+  if (suite.chat) {
+    it.concurrent(
+      `chat: each ${stage} fault answers as documented, naming its record, and the next message is answered`,
+      async () => {
+        const lane = `${stage}-chat`;
+        expect(await chatFaults(setup(), await suite.agent(bed, lane, 'chat'), lane)).toEqual([]);
+      },
+      fileTimeoutMs,
+    );
+  }
+  it('the server came through: same workers, no crash, the controls answered every turn, no unexpected 5xx', async () => {
+    await bed.finish(expect);
+  });
+  return bed;
+}
