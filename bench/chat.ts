@@ -31,6 +31,7 @@ import { serveWebhook } from './lib/webhook-server.js';
 import { announceListening, spawnServer, type ServerProcess } from './lib/server-process.js';
 import { adminClient } from '../test/support/admin-client.js';
 import { createAgent } from '../test/support/agents.js';
+import { testModelsDir } from '../test/support/test-models.js';
 
 const adminKey = 'bench-admin-key-0123456789';
 const targetAddedP50Ms = 2;
@@ -286,7 +287,7 @@ async function serveParley(redisUrl: string): Promise<void> {
     REDIS_URL: redisUrl,
     PARLEY_RATE_LIMIT_RPM: '1000000',
     PARLEY_RATE_LIMIT_BURST: '1000000',
-    MODELS_DIR: process.env['MODELS_DIR'] ?? '../shared/models',
+    MODELS_DIR: await testModelsDir(),
   });
   const profileOut = process.env['BENCH_PROFILE_OUT'];
   const profiler = profileOut === undefined ? undefined : new WindowProfiler(profileOut);

@@ -28,6 +28,7 @@ import { machineInfo, markdownTable, round, writeResults } from './lib/report.js
 import { framesOf, loadVoiceBenchClip, loopClip } from './lib/voice-bench-audio.js';
 import { VoiceClientProcess } from './lib/voice-client-process.js';
 import type { LoadResult } from './lib/voice-load-protocol.js';
+import { testModelsDir } from '../test/support/test-models.js';
 
 const sessions = Number(process.env['BENCH_LIVEKIT_SESSIONS'] ?? 16);
 const streamMs = Number(process.env['BENCH_LIVEKIT_STREAM_MS'] ?? 8_000);
@@ -69,7 +70,7 @@ async function main(): Promise<void> {
       PARLEY_RATE_LIMIT_RPM: '1000000',
       PARLEY_RATE_LIMIT_BURST: '1000000',
       PARLEY_MAX_SESSIONS: String(sessions * 2),
-      MODELS_DIR: process.env['MODELS_DIR'] ?? '../shared/models',
+      MODELS_DIR: await testModelsDir(),
       ...fake.env,
     });
     parley = await openParley({ ...config, adminApiKey: adminKey, redisUrl: redis.url }, createLogger('silent'), {

@@ -25,9 +25,10 @@ import { LocalEmbedder } from '../src/rag/embedding/local-embedder.js';
 import { isMain } from './lib/is-main.js';
 import { searchRun, type SearchRun } from './lib/rag-search.js';
 import { TestRedis } from '../test/support/redis-server.js';
+import { testModelsDir } from '../test/support/test-models.js';
 import { machineInfo, markdownTable, round, writeResults } from './lib/report.js';
 
-const modelsDir = resolve(process.env['MODELS_DIR'] ?? '../shared/models');
+const modelsDir = resolve(await testModelsDir());
 const model = process.env['BENCH_RAG_MODEL'] ?? 'minilm-l6-random';
 const poolSize = Number(process.env['PARLEY_EMBEDDING_WORKERS'] ?? 2);
 const chunkCounts = (process.env['BENCH_RAG_CHUNKS'] ?? '10000,100000').split(',').map(Number);

@@ -40,6 +40,7 @@ import { VoiceClientProcess } from './lib/voice-client-process.js';
 import { serveWebhook } from './lib/webhook-server.js';
 import { admin } from './voice/http.js';
 import { adminKey } from './voice/options.js';
+import { testModelsDir } from '../test/support/test-models.js';
 
 const thisFile = fileURLToPath(import.meta.url);
 
@@ -115,7 +116,7 @@ export async function main(overrides: Partial<RecordingBenchOptions> = {}): Prom
       PARLEY_DATA_DIR: dataDir,
       PARLEY_RATE_LIMIT_RPM: '1000000',
       PARLEY_RATE_LIMIT_BURST: '1000000',
-      MODELS_DIR: process.env['MODELS_DIR'] ?? '../shared/models',
+      MODELS_DIR: await testModelsDir(),
     });
     parley = await openParley(
       { ...config, adminApiKey: adminKey, redisUrl: redis.url },

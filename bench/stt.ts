@@ -12,7 +12,7 @@
  *   node --import tsx bench/stt.ts      # writes bench/results/stt.{json,md}; STT_BENCH_PASSES=2
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { LocalModel } from '../src/providers/local/local-model.js';
 import { defaultLocalModelOptions } from '../src/providers/local/local-model-options.js';
 import { WhisperStt } from '../src/providers/local/whisper-stt.js';
@@ -22,6 +22,7 @@ import { machineInfo, round, writeResults } from './lib/report.js';
 import { audioMs, buildSttCorpus, leadMs, tailMs, type Utterance } from './stt/corpus.js';
 import { concurrentStreams, streamOne, warmDecoders, wholeOne, withCpu, type Sample } from './stt/engines.js';
 import { latency, renderSttMarkdown, wer, type ConcurrencyRow, type EngineRow, type SttReport } from './stt/report.js';
+import { testModelsDir } from '../test/support/test-models.js';
 
 export interface SttBenchOptions {
   /** Times the corpus is transcribed by each engine. */
@@ -30,14 +31,15 @@ export interface SttBenchOptions {
   streams: number;
   /** Decoder threads tried in the concurrency rows. */
   threads: number[];
-  whisperDir: string;
+  /** The Whisper model's folder; default: the test models' tiny-random-whisper (test/support/test-models.ts). */
+  whisperDir: string | null;
 }
 
 export const defaultSttBenchOptions: SttBenchOptions = {
   passes: 2,
   streams: 4,
   threads: [1, 2],
-  whisperDir: fileURLToPath(new URL('../../shared/models/tiny-random-whisper', import.meta.url)),
+  whisperDir: null,
 };
 
 interface Engine {
@@ -50,7 +52,8 @@ interface Engine {
 }
 
 export async function main(overrides: Partial<SttBenchOptions> = {}): Promise<SttReport> {
-  const options = { ...defaultSttBenchOptions, ...overrides };
+  const chosen = { ...defaultSttBenchOptions, ...overrides };
+  const options = { ...chosen, whisperDir: chosen.whisperDir ?? join(await testModelsDir(), 'tiny-random-whisper') };
   const startedAt = new Date().toISOString();
   const machine = machineInfo();
   console.log('stt: speaking the corpus with flite…');

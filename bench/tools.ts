@@ -28,6 +28,7 @@ import { TestRedis } from '../test/support/redis-server.js';
 import { isMain } from './lib/is-main.js';
 import { median, summarize, type LatencySummary } from './lib/percentiles.js';
 import { machineInfo, markdownTable, round, writeResults } from './lib/report.js';
+import { testModelsDir } from '../test/support/test-models.js';
 
 const adminKey = 'bench-admin-key-0123456789';
 const warmup = Number(process.env['TOOLS_BENCH_WARMUP'] ?? 60);
@@ -67,7 +68,7 @@ export async function runToolsBench(): Promise<ToolsReport> {
   const config = loadConfig({
     NODE_ENV: 'test',
     PARLEY_LOG_LEVEL: 'silent',
-    MODELS_DIR: process.env['MODELS_DIR'] ?? '../shared/models',
+    MODELS_DIR: await testModelsDir(),
     REDIS_URL: redis.url,
     PARLEY_ADMIN_API_KEY: adminKey,
     OPENAI_BASE_URL: llm.baseUrl,

@@ -29,6 +29,7 @@ import { isStreaming } from '../src/providers/stt.js';
 import { smartTurnFile, smartTurnModelId } from '../src/pipeline/turn/smart-turn.js';
 import { standInPreset } from './lib/stand-in-preset.js';
 import { TestRedis } from '../test/support/redis-server.js';
+import { testModelsDir } from '../test/support/test-models.js';
 import { isMain } from './lib/is-main.js';
 import { summarize } from './lib/percentiles.js';
 import { machineInfo, writeResults } from './lib/report.js';
@@ -56,12 +57,12 @@ const settings: { setting: string; patch: Record<string, unknown>; stt: 'scripte
   },
 ];
 
-/** A MODELS_DIR with the shared fixtures linked in and a full-size random Smart Turn file; null if python3-onnx is missing. */
+/** A MODELS_DIR with the test models linked in and a full-size random Smart Turn file; null if python3-onnx is missing. */
 async function benchModelsDir(): Promise<{ dir: string; smartTurn: boolean }> {
   const dir = await mkdtemp(join(tmpdir(), 'parley-turn-bench-'));
-  const shared = resolve(process.env['MODELS_DIR'] ?? '../shared/models');
-  for (const entry of await readdir(shared).catch(() => [] as string[])) {
-    await symlink(join(shared, entry), join(dir, entry));
+  const models = resolve(await testModelsDir());
+  for (const entry of await readdir(models)) {
+    await symlink(join(models, entry), join(dir, entry));
   }
   await mkdir(join(dir, smartTurnModelId), { recursive: true });
   const script = new URL('../scripts/smart-turn-random-model.py', import.meta.url).pathname;

@@ -39,6 +39,7 @@ import { measureRealStt } from './voice/real-stt.js';
 import { CountingStt, withRealStt } from './voice/real-stt-speech.js';
 import { findTriggers } from './voice/triggers.js';
 import { measureTurns } from './voice/turn-latency.js';
+import { testModelsDir } from '../test/support/test-models.js';
 
 export { defaultVoiceBenchOptions, type VoiceBenchOptions } from './voice/options.js';
 export type { VoiceReport } from './voice/report.js';
@@ -63,7 +64,7 @@ export async function main(overrides: Partial<VoiceBenchOptions> = {}): Promise<
       REDIS_URL: redis.url,
       PARLEY_RATE_LIMIT_RPM: '1000000',
       PARLEY_RATE_LIMIT_BURST: '1000000',
-      MODELS_DIR: process.env['MODELS_DIR'] ?? '../shared/models',
+      MODELS_DIR: await testModelsDir(),
       PARLEY_VAD_SILENCE_FLOOR_DBFS: process.env['PARLEY_VAD_SILENCE_FLOOR_DBFS'],
       PARLEY_POCKETSPHINX_DECODERS: process.env['PARLEY_POCKETSPHINX_DECODERS'],
       PARLEY_POCKETSPHINX_THREADS: process.env['PARLEY_POCKETSPHINX_THREADS'],

@@ -16,8 +16,10 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
+import { byteAlphabet } from './byte-alphabet.js';
 import { encodeGguf, type GgufTensor, type GgufValue } from './gguf-writer.js';
 import { qwen25ChatTemplate } from './qwen-chat-template.js';
+import { gaussian } from './seeded-random.js';
 
 export type TinyGgufVariant = 'random' | 'tool-eager';
 
@@ -33,15 +35,6 @@ export const tinyGgufShape = {
 
 /** Token types of llama.cpp's vocabulary. */
 const tokenType = { normal: 1, control: 3, userDefined: 4 } as const;
-
-/** GPT-2's byte-level alphabet: every byte as a printable character (space is `Ġ`, newline `Ċ`). */
-function byteAlphabet(): string[] {
-  const printable = (b: number) => (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174 && b <= 255);
-  const chars: string[] = [];
-  let extra = 0;
-  for (let b = 0; b < 256; b++) chars.push(String.fromCodePoint(printable(b) ? b : 256 + extra++));
-  return chars;
-}
 
 /** A few common English merges, so words become multi-byte tokens as they do in a real vocabulary. */
 const merges = [
@@ -84,19 +77,6 @@ function vocabulary(): Vocabulary {
       return id;
     },
   };
-}
-
-/** mulberry32 with Box–Muller: a small seeded PRNG, so the file is reproducible. */
-function gaussian(seed: number): () => number {
-  let a = seed >>> 0;
-  const uniform = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-  return () => Math.sqrt(-2 * Math.log(1 - uniform())) * Math.cos(2 * Math.PI * uniform());
 }
 
 /**

@@ -17,6 +17,8 @@ export interface Config {
   /** A Redis silent this long counts as down: requests needing it answer 503 within about 1.5× this. */
   readonly redisTimeoutMs: number;
   readonly logLevel: string;
+  /** PARLEY_LOG_FORMAT: `auto` (readable on a terminal, JSON otherwise), `json` or `pretty`. */
+  readonly logFormat: 'auto' | 'json' | 'pretty';
   readonly jsonLimitBytes: number;
   readonly trustProxy: boolean;
   readonly shutdownTimeoutMs: number;
@@ -27,7 +29,9 @@ export interface Config {
   readonly maxMessageChars: number;
   readonly chatIdleTimeoutMs: number;
   readonly sessionSweepIntervalMs: number;
-  readonly llm: { readonly timeoutMs: number; readonly historyMessages: number };
+  readonly llm: { readonly timeoutMs: number; readonly stallMs: number; readonly historyMessages: number };
+  /** Bounds on each STT and TTS call of a voice turn: a transcription, whole; a sentence's speech, whole; a stream's stall. */
+  readonly speechLimits: { readonly sttTimeoutMs: number; readonly ttsTimeoutMs: number; readonly stallMs: number };
   /** Agents' tools: plain http allowed to any host (else https, or http to loopback only). */
   readonly tools: { readonly allowHttp: boolean };
   readonly events: {
@@ -182,6 +186,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     redisPrefix: e.REDIS_CLUSTER_NODES === undefined ? e.PARLEY_REDIS_PREFIX : `{${e.PARLEY_REDIS_PREFIX}}`,
     redisTimeoutMs: e.PARLEY_REDIS_TIMEOUT_MS,
     logLevel: e.PARLEY_LOG_LEVEL,
+    logFormat: e.PARLEY_LOG_FORMAT,
     jsonLimitBytes: e.PARLEY_JSON_LIMIT_BYTES,
     trustProxy: e.PARLEY_TRUST_PROXY,
     shutdownTimeoutMs: e.PARLEY_SHUTDOWN_TIMEOUT_MS,
@@ -191,7 +196,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxMessageChars: e.PARLEY_MAX_MESSAGE_CHARS,
     chatIdleTimeoutMs: e.PARLEY_CHAT_IDLE_TIMEOUT_MS,
     sessionSweepIntervalMs: e.PARLEY_SESSION_SWEEP_INTERVAL_MS,
-    llm: Object.freeze({ timeoutMs: e.PARLEY_LLM_TIMEOUT_MS, historyMessages: e.PARLEY_LLM_HISTORY_MESSAGES }),
+    llm: Object.freeze({
+      timeoutMs: e.PARLEY_LLM_TIMEOUT_MS,
+      stallMs: e.PARLEY_PROVIDER_STALL_MS,
+      historyMessages: e.PARLEY_LLM_HISTORY_MESSAGES,
+    }),
+    speechLimits: Object.freeze({
+      sttTimeoutMs: e.PARLEY_STT_TIMEOUT_MS,
+      ttsTimeoutMs: e.PARLEY_TTS_TIMEOUT_MS,
+      stallMs: e.PARLEY_PROVIDER_STALL_MS,
+    }),
     tools: Object.freeze({ allowHttp: e.PARLEY_ALLOW_HTTP_TOOLS }),
     events: Object.freeze({
       retryBaseMs: e.PARLEY_EVENT_RETRY_BASE_MS,

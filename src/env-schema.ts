@@ -132,6 +132,8 @@ export const envSchema = z.object({
     .default('parley'),
   PARLEY_REDIS_TIMEOUT_MS: int(100, 60_000).default(1_000),
   PARLEY_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** `auto`: readable lines when stdout is a terminal, JSON otherwise. */
+  PARLEY_LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
   PARLEY_JSON_LIMIT_BYTES: int(1024, 64 * 1024 * 1024).default(1024 * 1024),
   PARLEY_TRUST_PROXY: bool.default(false),
   PARLEY_SHUTDOWN_TIMEOUT_MS: int(0, 600_000).default(15_000),
@@ -142,7 +144,13 @@ export const envSchema = z.object({
   PARLEY_MAX_MESSAGE_CHARS: int(1, 100_000).default(4_000),
   PARLEY_CHAT_IDLE_TIMEOUT_MS: int(1_000, 7 * 24 * 3_600_000).default(600_000),
   PARLEY_SESSION_SWEEP_INTERVAL_MS: int(100, 3_600_000).default(10_000),
+  /** A whole LLM call, first token to last. */
   PARLEY_LLM_TIMEOUT_MS: int(100, 600_000).default(30_000),
+  /** A transcription, whole; one sentence's speech, whole. */
+  PARLEY_STT_TIMEOUT_MS: int(100, 600_000).default(30_000),
+  PARLEY_TTS_TIMEOUT_MS: int(100, 600_000).default(30_000),
+  /** The longest wait for TTS audio's first chunk, and between two chunks of streamed TTS audio or LLM tokens. */
+  PARLEY_PROVIDER_STALL_MS: int(100, 600_000).default(10_000),
   PARLEY_LLM_HISTORY_MESSAGES: int(0, 200).default(20),
   PARLEY_ALLOW_HTTP_TOOLS: bool.default(false),
   PARLEY_EVENT_RETRY_BASE_MS: int(10, 600_000).default(1_000),

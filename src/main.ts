@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { generatedKeyBanner, resolveAdminKey } from './boot/admin-key.js';
 import { BootError } from './boot/boot-error.js';
+import { routeEscapedErrors } from './boot/escaped-errors.js';
 import type { BootMessage } from './boot/cluster/messages.js';
 import { receiveBoot, reportReady, serveClusterMetrics } from './boot/cluster/worker-process.js';
 import { WorkerPool } from './boot/cluster/worker-pool.js';
@@ -22,13 +23,16 @@ const primaryShutdownMarginMs = 5_000;
  * Boot: config → logger → admin key → Redis (REDIS_URL, or an embedded redis-server) → Parley →
  * listen. With PARLEY_WORKERS > 1 this process is the cluster's primary: it does the same up to
  * Redis, then forks the workers, each of which opens Parley on the shared port (runWorker).
- * SIGTERM/SIGINT shut down gracefully; an uncaught error logs fatal and exits 1.
+ * SIGTERM/SIGINT shut down gracefully. An uncaught error from a voice session's work ends that
+ * session alone; any other logs fatal and exits 1 (boot/escaped-errors.ts).
  */
 async function main(): Promise<void> {
   const config = readConfig();
   // A worker first takes its slot, admin key and Redis URL from the primary (milliseconds).
   const worker = cluster.isWorker ? await receiveBoot() : undefined;
-  const logger = createLogger(config.logLevel).child(worker === undefined ? {} : { worker: worker.slot });
+  const logger = createLogger(config.logLevel, config.logFormat).child(
+    worker === undefined ? {} : { worker: worker.slot },
+  );
   // The primary waits for its workers' own bounded shutdown, then stops Redis: a few seconds more.
   const timeoutMs =
     cluster.isPrimary && config.workers > 1 && config.shutdownTimeoutMs > 0
@@ -40,8 +44,7 @@ async function main(): Promise<void> {
     shutdown.runUrgent();
     process.exit(1);
   };
-  process.on('uncaughtException', (err) => crash(err, 'uncaught exception'));
-  process.on('unhandledRejection', (reason) => crash(reason, 'unhandled promise rejection'));
+  routeEscapedErrors(crash);
   shutdown.listen(['SIGTERM', 'SIGINT'], worker === undefined ? 'force' : 'ignore');
 
   try {
@@ -82,7 +85,7 @@ async function boot(config: Config, logger: Logger, shutdown: Shutdown, crash: C
   const resolved = { adminApiKey: adminKey.key, redisUrl };
   let port: number;
   if (config.workers === 1) {
-    port = (await serveParley(config, () => openParleyOn(config, resolved, logger), shutdown)).port;
+    port = (await serveParley(config, () => openParleyOn(config, resolved, logger, true), shutdown)).port;
   } else {
     const pool = new WorkerPool({
       size: config.workers,
@@ -121,20 +124,26 @@ async function boot(config: Config, logger: Logger, shutdown: Shutdown, crash: C
 
 /** A cluster worker: Parley on the shared port, with the primary's admin key and Redis URL. */
 async function runWorker(config: Config, slot: BootMessage, logger: Logger, shutdown: Shutdown): Promise<void> {
-  const { parley, port } = await serveParley(config, () => openParleyOn(config, slot, logger), shutdown);
+  const open = () => openParleyOn(config, slot, logger, slot.reportsStartup);
+  const { parley, port } = await serveParley(config, open, shutdown);
   parley.metrics.joinCluster(slot.slot, serveClusterMetrics(parley.metrics, logger));
   reportReady(port);
 }
 
-/** Parley on the resolved admin key and Redis URL (the single process's, or a cluster worker's). */
+/**
+ * Parley on the resolved admin key and Redis URL (the single process's, or a cluster worker's);
+ * `reportsStartup`: whether this process logs what the server uses (once per server).
+ */
 async function openParleyOn(
   config: Config,
   resolved: { adminApiKey: string; redisUrl: string },
   logger: Logger,
+  reportsStartup: boolean,
 ): Promise<Parley> {
   // Loaded only now: a bad config or a missing redis-server is reported before the app's modules load.
   const { openParley } = await import('./parley.js');
-  return openParley(Object.freeze({ ...config, ...resolved }), logger);
+  const { adminApiKey, redisUrl } = resolved;
+  return openParley(Object.freeze({ ...config, adminApiKey, redisUrl }), logger, { reportsStartup });
 }
 
 /** The config, or exit 1 after one stderr line per bad variable. */

@@ -38,6 +38,11 @@ export interface OpenParleyOptions {
   speech?: SpeechProviders;
   /** LiveKit seams for tests and benches: how rooms are joined, worker timings. */
   livekit?: LivekitPlaneOverrides;
+  /**
+   * Whether this process says what the server uses (providers, Smart Turn, phone calls) at start;
+   * default true. A cluster's other workers are the same server, so only the first one does.
+   */
+  reportsStartup?: boolean;
 }
 
 /** Wires one Parley instance: Redis, store, providers, metrics and the HTTP app. Used by main.ts and tests. */
@@ -57,8 +62,10 @@ export async function openParley(
   const embedders = new Embedders(config.rag.embedding, (id) => registry.modelDir(id));
   // The LLM of each preset: one OpenAI-compatible client, and GGUF models loaded once per process.
   const llms = llmProviders(config, (id) => registry.modelDir(id), logger);
+  // What this server uses is said once: by the single process, or by a cluster's first worker.
+  const said = options.reportsStartup === false ? logger.child({}, { level: 'silent' }) : logger;
   // The built-in preset is chosen once, here, and said in the log: one line per capability.
-  logCapabilities(logger, await registry.builtIn(), await registry.usability(), config.rag.embedding);
+  logCapabilities(said, await registry.builtIn(), await registry.usability(), config.rag.embedding);
   const services = await createServices({
     config,
     store,
@@ -80,7 +87,13 @@ export async function openParley(
     carrier: twilioRestClient(config.twilio),
     echoGuard: config.twilio.echoGuard,
   });
-  logger.info(
+  if (services.endOfTurnModel === null)
+    said.info(
+      { modelsDir: config.modelsDir },
+      'no Smart Turn model in MODELS_DIR: endpointing reads silence and words only',
+    );
+  else said.info({ model: services.endOfTurnModel.label }, 'Smart Turn model loaded: smart endpointing consults it');
+  said.info(
     config.twilio.authToken === undefined
       ? 'phone calls (Twilio Media Streams): not configured (set TWILIO_AUTH_TOKEN)'
       : 'phone calls (Twilio Media Streams): POST /telephony/v1/twilio/voice',

@@ -131,10 +131,12 @@ export async function createServices(parts: ServiceParts): Promise<Services> {
     logger,
     llmFor: (llm) => llms.llm(llm),
     llmTimeoutMs: config.llm.timeoutMs,
+    llmStallMs: config.llm.stallMs,
     historyMessages: config.llm.historyMessages,
     metrics,
     recorder,
     allowHttpTools: config.tools.allowHttp,
+    readiness,
   });
   const rag = new RagService({
     config: config.rag,
@@ -175,6 +177,7 @@ export async function createServices(parts: ServiceParts): Promise<Services> {
     recorder,
     endOfTurn: endOfTurnModel ?? undefined,
     recordings,
+    limits: config.speechLimits,
   };
   const supervisor = new SessionSupervisor({
     store,

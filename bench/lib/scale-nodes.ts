@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { createClient } from 'redis';
 import { freePort } from '../../test/support/redis-server.js';
 import { processCpuMs } from './server-process.js';
+import { testModelsDir } from '../../test/support/test-models.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const nodeScript = fileURLToPath(new URL('./scale-node.ts', import.meta.url));
@@ -56,7 +57,7 @@ async function startNode(index: number, redisUrl: string, env: Record<string, st
       PARLEY_ADMIN_API_KEY: scaleAdminKey,
       PARLEY_DATA_DIR: dataDir,
       REDIS_URL: redisUrl,
-      MODELS_DIR: process.env['MODELS_DIR'] ?? '../shared/models',
+      MODELS_DIR: await testModelsDir(),
       PARLEY_RATE_LIMIT_RPM: '1000000',
       PARLEY_RATE_LIMIT_BURST: '1000000',
       PARLEY_MAX_SESSIONS: '100000',

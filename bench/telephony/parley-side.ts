@@ -9,6 +9,7 @@ import { openParley } from '../../src/parley.js';
 import { instantSpeech } from '../lib/instant-speech.js';
 import { announceListening } from '../lib/server-process.js';
 import { adminKey } from '../voice/options.js';
+import { testModelsDir } from '../../test/support/test-models.js';
 
 export const benchAuthToken = 'telephony-bench-auth-token';
 
@@ -21,7 +22,7 @@ export async function serveParley(redisUrl: string): Promise<void> {
     PARLEY_WORKERS: '1',
     PARLEY_RATE_LIMIT_RPM: '1000000',
     PARLEY_RATE_LIMIT_BURST: '1000000',
-    MODELS_DIR: process.env['MODELS_DIR'] ?? '../shared/models',
+    MODELS_DIR: await testModelsDir(),
     TWILIO_AUTH_TOKEN: benchAuthToken,
   });
   const parley = await openParley({ ...config, adminApiKey: adminKey, redisUrl }, createLogger(config.logLevel), {

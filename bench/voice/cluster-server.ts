@@ -13,6 +13,7 @@ import { openParley } from '../../src/parley.js';
 import { instantSpeech } from '../lib/instant-speech.js';
 import { announceListening } from '../lib/server-process.js';
 import { adminKey } from './options.js';
+import { testModelsDir } from '../../test/support/test-models.js';
 
 const logger = pino({ level: 'warn' });
 const redisUrl = process.env['REDIS_URL'] ?? '';
@@ -38,7 +39,7 @@ if (cluster.isPrimary) {
     PARLEY_RATE_LIMIT_RPM: '1000000',
     PARLEY_RATE_LIMIT_BURST: '1000000',
     PARLEY_MAX_SESSIONS: '100000',
-    MODELS_DIR: process.env['MODELS_DIR'] ?? '../shared/models',
+    MODELS_DIR: await testModelsDir(),
   });
   const parley = await openParley({ ...config, ...boot }, pino({ level: 'silent' }), { speech: instantSpeech() });
   parley.metrics.joinCluster(boot.slot, serveClusterMetrics(parley.metrics, logger));

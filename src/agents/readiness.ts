@@ -61,6 +61,18 @@ export class AgentReadiness {
     }));
   }
 
+  /**
+   * Why the agent's LLM cannot run here, in readiness' words (for the built-in preset: every
+   * provider it tried, each with its fix); null when it can, or the agent needs none. What a turn
+   * that failed `llm_not_configured` tells the user (chat's 503, a voice turn's `error`).
+   */
+  async llmProblem(agent: ReadAgent): Promise<string | null> {
+    if (agent.mode !== 'enhanced') return null;
+    // A deleted preset is the readiness' own problem, not the LLM's; a Redis failure rejects.
+    const settings = await this.settings.of(agent).catch(nullIfNotFound);
+    return settings === null ? null : (await this.problems(agent))('llm', settings);
+  }
+
   /** The problems of both channels, once each: what an agent create or update warns about. */
   static warnings(readiness: Readiness): string[] {
     return [...new Set([...readiness.voice.problems, ...readiness.chat.problems])];

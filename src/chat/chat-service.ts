@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { endReasonOf, type CallAction } from '../actions/call-action.js';
 import { AppError, ConflictError, NotFoundError } from '../errors.js';
 import type { StoredAgent } from '../records/agent.js';
+import { notConfiguredMessage } from '../respond/answer-failure.js';
 import type { Answer, Responder } from '../respond/responder.js';
 import type { RagService } from '../rag/rag-service.js';
 import type { Store } from '../store/store.js';
@@ -93,6 +94,10 @@ export class ChatService {
         errorId: answer.errorId,
         timings: { response_ms: responseMs },
       });
+      // A session whose first message got no answer failed: it ends now (`error`) instead of being
+      // counted live until the idle sweep. Later in a conversation a failed turn leaves it open.
+      if (session.turns === 0)
+        await recorder.ended(agent, session.id, 'error', { error: answer.message, session_type: 'chat' });
       throw this.upstreamError(agent, answer, session.id);
     }
     await recorder.answered(agent, session, {
@@ -122,14 +127,9 @@ export class ChatService {
   private upstreamError(agent: StoredAgent, answer: Answer & { ok: false }, sessionId: string): AppError {
     this.o.logger.info({ session_id: sessionId, error_id: answer.errorId, err: answer.message }, 'chat answer failed');
     const ids = { ...(answer.errorId === null ? {} : { error_id: answer.errorId }), session_id: sessionId };
-    // A deployment without a usable LLM is said as it is, with its fix: nothing was called.
-    if (answer.notConfigured === true)
-      return new AppError(
-        503,
-        'llm_not_configured',
-        `the language model is not configured here: ${answer.message}`,
-        ids,
-      );
+    // A deployment without a usable LLM is said as it is, with every fix readiness names: nothing was called.
+    if (answer.reason === 'llm_not_configured')
+      return new AppError(503, 'llm_not_configured', notConfiguredMessage(answer.message), ids);
     return new AppError(502, 'upstream_error', failedAnswerMessage(agent), ids);
   }
 

@@ -49,6 +49,8 @@ export interface ErrorMessage {
   type: 'error';
   code: string;
   message: string;
+  /** A failed turn's (`turn_failed`) cause: its error record's type (`llm_not_configured`, `stt_error`, …). */
+  reason?: string;
 }
 export interface EndedMessage {
   type: 'ended';

@@ -6,6 +6,8 @@ export interface VoiceSessionGrant {
   session_id: string;
   connection_token: string;
   connection_url: string;
+  /** Why the agent cannot serve here (e.g. no LLM): its turns will fail; empty when it can. Absent on older servers. */
+  warnings?: string[];
 }
 
 export interface CreateSessionOptions {

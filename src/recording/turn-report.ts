@@ -52,7 +52,6 @@ export class TurnReport {
   private answer: string | null = null;
   /** The agent's stored message; undefined when it could not be stored. */
   private message: Promise<Message | undefined> | null = null;
-  private failure: string | null = null;
 
   constructor(
     private readonly scope: TurnScope,
@@ -70,11 +69,6 @@ export class TurnReport {
   /** The answer's sentences so far, as one caption. */
   get answerSoFar(): string {
     return this.sentences.join(' ');
-  }
-
-  /** Why the reply failed, once it has; null while it has not. */
-  get failed(): string | null {
-    return this.failure;
   }
 
   on(event: ReplyEvent): void {
@@ -104,7 +98,6 @@ export class TurnReport {
         if (this.message === null && this.answer !== null) this.recordAnswer('complete', this.answer);
         return this.recordPlayback(false, (event.samples * 1000) / this.scope.transport.outputSampleRate);
       case 'failed':
-        this.failure = event.message;
         // A failure after the answer was stored cut its playback short; before, it is the answer.
         if (this.message === null) this.recordAnswer('failed', '', event.errorId);
         else this.recordPlayback(true, this.heardMs(now));

@@ -35,7 +35,7 @@ export class BucketSync {
 
   constructor(
     private readonly bucket: RecordingBucket,
-    private readonly store: Pick<Store, 'agents' | 'conversations' | 'sessions'>,
+    private readonly store: Pick<Store, 'agents' | 'conversations' | 'conversationRecordings' | 'sessions'>,
     private readonly logger: Logger,
   ) {}
 
@@ -109,6 +109,8 @@ export class BucketSync {
       const keepMs = await keepMsOf(agentId);
       if (keepMs === null || nowMs - object.lastModified.getTime() <= keepMs) continue;
       await this.track(this.bucket.delete(object.key));
+      const conversationId = name.slice(0, -'.wav'.length);
+      if (isId('conversation', conversationId)) await this.store.conversationRecordings.gone(conversationId);
       deleted++;
     }
     return deleted;

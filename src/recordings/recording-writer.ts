@@ -21,8 +21,8 @@ export interface RecordingWriterOptions {
   logger: Logger;
   /** How often what is final is written and the header's sizes patched (default 1 s). */
   flushMs?: number | undefined;
-  /** Called once the file is complete and closed (the bucket's upload starts there). */
-  onClosed?: (() => void) | undefined;
+  /** Called once the file is complete and closed (its size noted, the bucket's upload started); `close` waits for it. */
+  onClosed?: (() => Promise<void> | void) | undefined;
 }
 
 /** How far a frame queued behind playing audio may seem to be from its end and still follow it. */
@@ -145,7 +145,7 @@ export class RecordingWriter {
         const file = await this.file;
         if (file !== null) await file.close();
       } finally {
-        this.o.onClosed?.();
+        await this.o.onClosed?.();
       }
       return this.committed * this.channels * 2;
     })();

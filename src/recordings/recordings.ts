@@ -9,13 +9,14 @@ import type { Session } from '../records/session.js';
 import type { Store } from '../store/store.js';
 import { BucketSync, type BucketHealth } from './bucket-sync.js';
 import type { RecordingBucket } from './recording-bucket.js';
+import { describeRecording, type DescribedConversation, type NotedConversation } from './recording-facts.js';
 import { RecordingWriter } from './recording-writer.js';
 import { repairWavSizes } from './wav-file.js';
 
 export interface RecordingsOptions {
   /** `<PARLEY_DATA_DIR>/recordings`: one folder per agent, one `<conversation id>.wav` per session. */
   dir: string;
-  store: Pick<Store, 'agents' | 'conversations' | 'sessions'>;
+  store: Pick<Store, 'agents' | 'conversations' | 'conversationRecordings' | 'sessions'>;
   /** PARLEY_RECORDINGS_URL: recordings end in this bucket; `dir` is then the spool of calls not yet uploaded. */
   bucket?: RecordingBucket | undefined;
   logger: Logger;
@@ -96,26 +97,49 @@ export class Recordings {
     const mode = agent.recording ?? 'off';
     if (mode === 'off') return null;
     const startedAt = new Date().toISOString();
-    // where the recording starts on the wall clock: the panel places messages in it (off the audio path)
-    void this.o.store.conversations
-      .setRecordingStart(session.conversation_id, startedAt)
+    const conversationId = session.conversation_id;
+    // the record says it has a recording, and where it starts on the wall clock: the panel places
+    // messages in it (off the audio path)
+    void this.o.store.conversationRecordings
+      .started(conversationId, startedAt, mode === 'caller_only' ? 1 : 2)
       .catch((err: unknown) =>
         this.o.logger.warn({ err, session_id: session.id }, 'could not store when the recording started'),
       );
-    const path = this.path(agent.id, session.conversation_id);
+    const path = this.path(agent.id, conversationId);
     const sync = this.sync;
     this.writing.add(path);
     return new RecordingWriter({
       path,
-      onClosed: () => {
+      onClosed: async () => {
         this.writing.delete(path);
-        if (sync !== null) void sync.upload(path, agent.id, session.conversation_id);
+        await this.noteComplete(path, conversationId);
+        if (sync !== null) void sync.upload(path, agent.id, conversationId);
       },
       callerOnly: mode === 'caller_only',
       ...audio,
       logger: this.o.logger.child({ session_id: session.id }),
       flushMs: this.o.flushMs,
     });
+  }
+
+  /** The conversation as the Admin API tells it, its `recording` filled in (recording-facts.ts). */
+  describe<C extends NotedConversation>(conversation: C): Promise<DescribedConversation<C>> {
+    return describeRecording(conversation, (agentId, id) => this.find(agentId, id), this.o.logger);
+  }
+
+  /** A call's recording is complete: its record notes its size, or that it has none (no file was ever written). */
+  private async noteComplete(path: string, conversationId: string): Promise<void> {
+    const notes = this.o.store.conversationRecordings;
+    try {
+      const info = await stat(path).catch((err: unknown) => {
+        if (ENOENT(err)) return null;
+        throw err;
+      });
+      await (info === null ? notes.gone(conversationId) : notes.completed(conversationId, info.size));
+    } catch (err) {
+      // the record then tells the size from the file itself (recording-facts.ts): nothing is lost
+      this.o.logger.warn({ err, conversation_id: conversationId }, 'could not note the size of the recording');
+    }
   }
 
   /** The recording's size in bytes, or null when there is none. */
@@ -234,6 +258,8 @@ export class Recordings {
           await unlink(path).catch((err: unknown) => {
             if (!ENOENT(err)) throw err;
           });
+          const conversationId = name.slice(0, -'.wav'.length);
+          if (isId('conversation', conversationId)) await this.o.store.conversationRecordings.gone(conversationId);
           deleted++;
         } else if (this.sync !== null) {
           const conversationId = name.slice(0, -'.wav'.length);

@@ -16,6 +16,7 @@ export const defaultAgentSettings = {
   preset_id: null as string | null,
   system_prompt: 'You are a helpful voice assistant. Answer briefly and conversationally.',
   greeting: null as string | null,
+  fallback_line: "Sorry, I can't answer right now.",
   language: 'en',
   expected_phrases: [] as string[],
   webhook_url: null as string | null,
@@ -62,6 +63,10 @@ export const agentSettingsShape = {
     .max(20_000)
     .meta({ description: 'Instructions for the language model in `enhanced` mode (unused in `passthrough`).' }),
   greeting: z.string().max(2000).nullable().meta({ description: 'Spoken when a voice session starts; null for none.' }),
+  fallback_line: z.string().trim().max(500).meta({
+    description:
+      'Voice: spoken when a turn cannot be answered (the STT, webhook or LLM failed, or no LLM can run here), after the `error` message; empty: the turn stays silent. Not spoken when the TTS itself failed. Default: "Sorry, I can\'t answer right now."',
+  }),
   language: z
     .string()
     .regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'must be a BCP 47 language tag such as en or en-US')
@@ -191,6 +196,7 @@ export const agentSchema = z
     preset_id: z.string().nullable(),
     system_prompt: z.string(),
     greeting: z.string().nullable(),
+    fallback_line: z.string(),
     language: z.string(),
     expected_phrases: z.array(z.string()),
     webhook_url: z.string().nullable(),

@@ -22,6 +22,22 @@ export const conversationAnalysisSchema = z
 
 export type ConversationAnalysis = z.infer<typeof conversationAnalysisSchema>;
 
+export const conversationRecordingSchema = z
+  .object({
+    duration_ms: z.number().int().meta({ description: 'Length of the audio: its sample frames at 16 kHz.' }),
+    bytes: z.number().int().meta({
+      description:
+        'Size of the WAV file `GET …/recording` serves, its 44-byte header included; during the call, what has been written so far (every second).',
+    }),
+    channels: z.number().int().min(1).max(2).meta({
+      description:
+        '2: the caller on the left, the agent on the right (`recording: on`); 1: the caller (`caller_only`).',
+    }),
+  })
+  .meta({ id: 'ConversationRecording' });
+
+export type ConversationRecording = z.infer<typeof conversationRecordingSchema>;
+
 export const conversationSchema = z
   .object({
     id: z.string().meta({ example: 'cnv_01jd3n6v8m0000000000000000' }),
@@ -34,6 +50,10 @@ export const conversationSchema = z
     last_message_at: timestampSchema.nullable(),
     analysis: conversationAnalysisSchema.nullable().meta({
       description: 'Post-call analysis, once written (agents with `analysis` enabled); null before or without.',
+    }),
+    recording: conversationRecordingSchema.nullable().meta({
+      description:
+        'The call recording `GET …/recording` serves; null when there is none: the agent did not record the call (`recording: off`, chat sessions), or the recording failed to start, expired or was deleted.',
     }),
   })
   .meta({ id: 'Conversation' });

@@ -49,7 +49,9 @@ export const sessionSchema = z
     last_activity_at: timestampSchema,
     ended_at: timestampSchema.nullable(),
     end_reason: z.enum(sessionEndReasons).nullable(),
-    duration_ms: z.number().int().nullable().meta({ description: 'From start to end; null while active.' }),
+    duration_ms: z.number().int().nullable().meta({
+      description: 'From start to end; null while active, and for a voice session that never connected (it never ran).',
+    }),
     metadata: z.record(z.string(), metadataValue),
   })
   .meta({ id: 'Session' });
@@ -79,10 +81,9 @@ export const sessionOverviewSchema = z
     ended: z.number().int(),
     by_type: z.object({ chat: z.number().int(), voice: z.number().int() }),
     by_end_reason: endReasonCounts,
-    avg_duration_ms: z
-      .number()
-      .nullable()
-      .meta({ description: 'Mean duration of ended sessions; null before the first ends.' }),
+    avg_duration_ms: z.number().nullable().meta({
+      description: 'Mean duration of ended sessions that ran (not those never connected); null before one has.',
+    }),
     turns: z.number().int().meta({ description: 'Answered user turns over all sessions.' }),
     started_last_24h: z.number().int(),
   })

@@ -10,9 +10,12 @@ import { Toolbox } from '../tools/toolbox.js';
 import type { TurnRecorder } from '../recording/turn-recorder.js';
 import { toLlmHistory } from './history.js';
 import { answerWithTools } from './tool-loop.js';
+import { guardedLlm } from '../providers/guarded-providers.js';
+import { ProviderError } from '../providers/provider-error.js';
 import { withAgentTarget, type CallAction } from '../actions/call-action.js';
 import { callWebhook } from './webhook.js';
-import { AnswerFailed, describeLlmError, webhookErrorTypes } from './answer-failure.js';
+import { AnswerFailed, webhookErrorTypes } from './answer-failure.js';
+import { FailureRecords, type FailureRecordsOptions } from './failure-records.js';
 
 export { AnswerFailed } from './answer-failure.js';
 
@@ -43,8 +46,8 @@ export type Answer =
       errorId: string | null;
       message: string;
       latencyMs: number;
-      /** The LLM cannot run here at all (not configured, model missing): `message` says the fix. */
-      notConfigured?: boolean;
+      /** The error record's type (`aborted` when none was written); `llm_not_configured`: `message` says every fix. */
+      reason: string;
     };
 
 export interface ResponderOptions {
@@ -54,7 +57,10 @@ export interface ResponderOptions {
   logger: Logger;
   /** The LLM for a preset's `llm` section. */
   llmFor: (settings: StoredPreset['llm']) => LlmProvider;
+  /** A whole LLM call, first token to last (PARLEY_LLM_TIMEOUT_MS). */
   llmTimeoutMs: number;
+  /** The longest gap between two tokens of a streamed answer (PARLEY_PROVIDER_STALL_MS; default 10 s). */
+  llmStallMs?: number | undefined;
   /** Past messages sent to the LLM with each turn. */
   historyMessages: number;
   /** Counts webhook outcomes and durations (operator metrics). */
@@ -63,6 +69,8 @@ export interface ResponderOptions {
   recorder: Pick<TurnRecorder, 'toolCalled'>;
   /** PARLEY_ALLOW_HTTP_TOOLS: tools may be called over plain http on any host. */
   allowHttpTools: boolean;
+  /** What an `llm_not_configured` failure says: readiness' problem for the agent's LLM (every fix). */
+  readiness?: FailureRecordsOptions['readiness'];
 }
 
 /**
@@ -71,7 +79,11 @@ export interface ResponderOptions {
  * abort (barge-in) is not an error.
  */
 export class Responder {
-  constructor(private readonly options: ResponderOptions) {}
+  private readonly failures: FailureRecords;
+
+  constructor(private readonly options: ResponderOptions) {
+    this.failures = new FailureRecords(options);
+  }
 
   async answer(agent: StoredAgent, turn: Turn, signal?: AbortSignal): Promise<Answer> {
     return agent.mode === 'passthrough' ? this.viaWebhook(agent, turn, signal) : this.viaLlm(agent, turn, signal);
@@ -80,15 +92,14 @@ export class Responder {
   private async viaWebhook(agent: StoredAgent, turn: Turn, signal?: AbortSignal): Promise<Answer> {
     if (agent.webhook_url === null) {
       this.options.metrics?.webhook('not_configured', 0);
-      const errorId = await this.record(
-        agent,
-        turn,
-        'webhook_not_configured',
-        'agent is in passthrough mode and has no webhook_url',
-        null,
-        0,
-      );
-      return { ok: false, aborted: false, errorId, message: 'agent has no webhook_url', latencyMs: 0 };
+      const reason = 'webhook_not_configured';
+      const errorId = await this.failures.record(agent, turn.sessionId, {
+        type: reason,
+        message: 'agent is in passthrough mode and has no webhook_url',
+        status: null,
+        latencyMs: 0,
+      });
+      return { ok: false, aborted: false, errorId, message: 'agent has no webhook_url', latencyMs: 0, reason };
     }
     const result = await callWebhook(
       { url: agent.webhook_url, apiKey: agent.webhook_api_key, timeoutMs: agent.webhook_timeout_ms },
@@ -99,21 +110,21 @@ export class Responder {
     if (result.ok) {
       // A malformed action is recorded and ignored; the answer itself still counts.
       if (result.actionError !== null)
-        await this.record(agent, turn, 'webhook_invalid_action', result.actionError, result.status, result.latencyMs);
+        await this.failures.record(agent, turn.sessionId, {
+          type: 'webhook_invalid_action',
+          message: result.actionError,
+          status: result.status,
+          latencyMs: result.latencyMs,
+        });
       if (result.action !== null) turn.onAction?.(withAgentTarget(result.action, agent.transfer_to));
       return { ok: true, text: result.response, source: 'webhook', latencyMs: result.latencyMs };
     }
+    const { message, latencyMs, status } = result;
     if (result.failure === 'aborted')
-      return { ok: false, aborted: true, errorId: null, message: result.message, latencyMs: result.latencyMs };
-    const errorId = await this.record(
-      agent,
-      turn,
-      webhookErrorTypes[result.failure],
-      result.message,
-      result.status,
-      result.latencyMs,
-    );
-    return { ok: false, aborted: false, errorId, message: result.message, latencyMs: result.latencyMs };
+      return { ok: false, aborted: true, errorId: null, message, latencyMs, reason: 'aborted' };
+    const reason = webhookErrorTypes[result.failure];
+    const errorId = await this.failures.record(agent, turn.sessionId, { type: reason, message, status, latencyMs });
+    return { ok: false, aborted: false, errorId, message, latencyMs, reason };
   }
 
   private async viaLlm(agent: StoredAgent, turn: Turn, signal?: AbortSignal): Promise<Answer> {
@@ -124,7 +135,7 @@ export class Responder {
       const messages = await this.prompt(agent, turn);
       const toolbox = this.toolbox(agent);
       const text = toolbox.empty
-        ? await this.options.llmFor(settings).complete({
+        ? await this.llm(settings).complete({
             model: settings.model,
             messages,
             temperature: settings.temperature,
@@ -133,14 +144,22 @@ export class Responder {
             timeoutMs: this.options.llmTimeoutMs,
           })
         : await this.withTools(agent, turn, settings, messages, toolbox, signal);
+      if (toolbox.empty && text.trim() === '') throw new ProviderError(settings.provider, 'the model returned no text');
       return { ok: true, text, source: 'llm', latencyMs: elapsed() };
     } catch (err) {
+      const message = 'aborted by the session';
       if (signal?.aborted)
-        return { ok: false, aborted: true, errorId: null, message: 'aborted by the session', latencyMs: elapsed() };
-      const { type, message, status } = describeLlmError(err, this.options.llmTimeoutMs);
-      const errorId = await this.record(agent, turn, type, message, status, elapsed());
-      const notConfigured = type === 'llm_not_configured';
-      return { ok: false, aborted: false, errorId, message, latencyMs: elapsed(), notConfigured };
+        return { ok: false, aborted: true, errorId: null, message, latencyMs: elapsed(), reason: 'aborted' };
+      const failure = await this.failures.describeLlm(agent, err);
+      const errorId = await this.failures.record(agent, turn.sessionId, { ...failure, latencyMs: elapsed() });
+      return {
+        ok: false,
+        aborted: false,
+        errorId,
+        message: failure.message,
+        latencyMs: elapsed(),
+        reason: failure.type,
+      };
     }
   }
 
@@ -152,7 +171,7 @@ export class Responder {
   async *stream(agent: StoredAgent, turn: Turn, llm: StoredPreset['llm'], signal?: AbortSignal): AsyncIterable<string> {
     if (agent.mode === 'passthrough') {
       const answer = await this.viaWebhook(agent, turn, signal);
-      if (!answer.ok) throw new AnswerFailed(answer.message, answer.errorId, answer.aborted);
+      if (!answer.ok) throw new AnswerFailed(answer.message, answer.errorId, answer.aborted, answer.reason);
       yield answer.text;
       return;
     }
@@ -170,19 +189,25 @@ export class Responder {
         );
         return;
       }
-      yield* this.options.llmFor(llm).stream({
+      let said = false;
+      for await (const delta of this.llm(llm).stream({
         model: llm.model,
         messages,
         temperature: llm.temperature,
         maxTokens: llm.max_tokens,
         signal,
         timeoutMs: this.options.llmTimeoutMs,
-      });
+      })) {
+        said ||= delta.trim() !== '';
+        yield delta;
+      }
+      // A 200 that streamed no words (an empty body, only empty deltas) is a failed call, not an answer.
+      if (!said) throw new ProviderError(llm.provider, 'the model returned no text');
     } catch (err) {
-      if (signal?.aborted) throw new AnswerFailed('aborted by the session', null, true);
-      const { type, message, status } = describeLlmError(err, this.options.llmTimeoutMs);
-      const errorId = await this.record(agent, turn, type, message, status, elapsed());
-      throw new AnswerFailed(message, errorId, false);
+      if (signal?.aborted) throw new AnswerFailed('aborted by the session', null, true, 'aborted');
+      const failure = await this.failures.describeLlm(agent, err);
+      const errorId = await this.failures.record(agent, turn.sessionId, { ...failure, latencyMs: elapsed() });
+      throw new AnswerFailed(failure.message, errorId, false, failure.type);
     }
   }
 
@@ -247,7 +272,7 @@ export class Responder {
     stored: (write: Promise<unknown>) => void,
   ): AsyncIterable<string> {
     return answerWithTools({
-      llm: this.options.llmFor(settings),
+      llm: this.llm(settings),
       settings,
       messages,
       toolbox,
@@ -260,28 +285,8 @@ export class Responder {
     });
   }
 
-  private async record(
-    agent: StoredAgent,
-    turn: Turn,
-    type: string,
-    message: string,
-    status: number | null,
-    latencyMs: number,
-  ): Promise<string | null> {
-    try {
-      const rec = await this.options.store.errors.record({
-        type,
-        message,
-        agent_id: agent.id,
-        session_id: turn.sessionId,
-        status_code: status,
-        latency_ms: latencyMs,
-        details: { mode: agent.mode, ...(agent.mode === 'passthrough' ? { webhook_url: agent.webhook_url } : {}) },
-      });
-      return rec.id;
-    } catch (err) {
-      this.options.logger.error({ err, agent_id: agent.id, type }, 'could not write error record');
-      return null;
-    }
+  /** The preset's LLM, every call bounded: the whole call by llmTimeoutMs, a stalled stream by llmStallMs. */
+  private llm(settings: StoredPreset['llm']) {
+    return guardedLlm(this.options.llmFor(settings), this.options.llmStallMs ?? 10_000);
   }
 }

@@ -28,7 +28,11 @@ function recordedInput(transport: MediaTransport, onFrame: ((frame: AudioFrame) 
   const arrived$ = transport.arrivedAudio$;
   if (arrived$ === undefined) return transport.audio$.pipe(tap(onFrame));
   return defer(() => {
-    const recording = arrived$.subscribe(onFrame);
+    const recording = arrived$.subscribe({
+      next: onFrame,
+      // the transport's failure reaches the session through audio$ too, which ends it there
+      error: () => undefined,
+    });
     return transport.audio$.pipe(finalize(() => recording.unsubscribe()));
   });
 }

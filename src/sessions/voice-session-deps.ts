@@ -7,6 +7,7 @@ import type { PlayoutOptions } from '../pipeline/reply/playout.js';
 import type { EndOfTurnModel } from '../pipeline/turn/end-of-turn-model.js';
 import type { SileroVad } from '../pipeline/vad/silero-vad.js';
 import type { SpeechProviders } from '../providers/speech-providers.js';
+import type { SpeechLimits } from '../providers/guarded-providers.js';
 import type { RagService } from '../rag/rag-service.js';
 import type { Responder } from '../respond/responder.js';
 import type { Store } from '../store/store.js';
@@ -35,6 +36,8 @@ export interface VoiceSessionDeps {
   playout?: Partial<Omit<PlayoutOptions, 'sampleRate' | 'paused$'>> | undefined;
   /** Consulted at the short silence in smart endpointing when present (e.g. Smart Turn v3). */
   endOfTurn?: EndOfTurnModel | undefined;
+  /** How long STT and TTS calls may take (default: `defaultSpeechLimits`). */
+  limits?: SpeechLimits | undefined;
   /** Call recordings, for agents with `recording` on; absent: nothing is recorded. */
   recordings?: Pick<Recordings, 'open'> | undefined;
 }

@@ -27,6 +27,8 @@ import { endOfTurnEvents, overheardEvents } from './voice-checks.js';
 import { turnEvents, type TurnGraph } from './voice-turn.js';
 import type { RecordingWriter } from '../recordings/recording-writer.js';
 import { openRecording } from '../recordings/recordings.js';
+import { sessionMachineInput } from './machine-input.js';
+import { inSessionScope, withinSessionScope, type SessionScope } from './session-scope.js';
 
 export type { VoiceSessionDeps } from './voice-session-deps.js';
 
@@ -46,6 +48,8 @@ export class VoiceSession {
   private resolveDone!: (reason: EndReason) => void;
   private ending: Promise<void> | null = null;
   private recording: RecordingWriter | null = null;
+  /** Errors that escape this session's graphs are its own (see session-scope.ts). */
+  private readonly scope: SessionScope;
 
   private constructor(
     private readonly deps: VoiceSessionDeps,
@@ -54,6 +58,7 @@ export class VoiceSession {
     private readonly transport: MediaTransport,
   ) {
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
+    this.scope = { sessionId: session.id, escaped: (err, how) => this.escaped(err, how) };
     this.recorder = deps.recorder;
   }
 
@@ -166,7 +171,7 @@ export class VoiceSession {
           this.logged(turnEvents(graph, input.turn, input.input, input.confirmed)),
         ),
         endOfTurn: fromEventObservable<SessionEvent, AudioCheckInput>(({ input }) =>
-          endOfTurnEvents(deps.endOfTurn, input.audio, deps.logger),
+          this.logged(endOfTurnEvents(deps.endOfTurn, input.audio, deps.logger)),
         ),
         overhear: fromEventObservable<SessionEvent, AudioCheckInput>(({ input }) =>
           this.logged(overheardEvents(graph.stages, input.audio, input.startMs)),
@@ -176,27 +181,7 @@ export class VoiceSession {
         ),
       },
     });
-    const actor = createActor(machine, {
-      input: {
-        greeting: agent.greeting,
-        interruptionsEnabled: agent.interruptions_enabled,
-        interruptionMinSpeechMs: agent.interruption_min_speech_ms,
-        idleTimeoutMs: agent.idle_timeout_ms,
-        maxDurationMs: agent.max_duration_ms,
-        turnTaking: {
-          smart,
-          waits: {
-            punctuationMs: agent.endpointing_punctuation_ms,
-            numberMs: agent.endpointing_number_ms,
-            maxMs: agent.endpointing_max_ms,
-            defaultMs: agent.endpointing_default_ms,
-          },
-          smartTurnThreshold: agent.smart_turn_threshold,
-          backchannelWords: agent.backchannel_words,
-          stopWords: agent.stop_words,
-        },
-      },
-    });
+    const actor = createActor(machine, { input: sessionMachineInput(agent) });
     this.actor = actor;
     actor.on('ended', ({ reason, error }) => {
       if (reason === 'error') void this.fail('session_failed', `voice session failed: ${error ?? 'unknown error'}`);
@@ -220,16 +205,33 @@ export class VoiceSession {
       error: (err) => void this.fail('session_failed', `voice session failed: ${describe(err)}`, err),
     });
     transport.send({ type: 'ready', session_id: session.id, sample_rate: transport.outputSampleRate });
-    actor.start();
+    inSessionScope(this.scope, () => actor.start());
   }
 
-  /** The machine ends the session on a graph's error and keeps its message; the stack goes to the log here. */
+  /**
+   * An actor's events, delivered in the session's scope (so what they start is the session's); the
+   * machine ends the session on a graph's error and keeps its message, the stack goes to the log here.
+   */
   private logged(events: Observable<SessionEvent>): Observable<SessionEvent> {
     return events.pipe(
       tap({
         error: (err: unknown) => this.deps.logger.error({ err, session_id: this.session.id }, 'voice graph failed'),
       }),
+      withinSessionScope(this.scope),
     );
+  }
+
+  /**
+   * An error escaped this session's graphs (no error path caught it): a bug, so the session ends
+   * with `session_failed`, alone. Once the session is ending, it is what was left of a torn-down
+   * turn (an abort, a hang-up): logged and dropped.
+   */
+  private escaped(err: unknown, how: string): void {
+    if (this.ending !== null) {
+      this.deps.logger.warn({ err, session_id: this.session.id, how }, 'error after the session ended; dropped');
+      return;
+    }
+    void this.fail('session_failed', `voice session failed: ${how}: ${describe(err)}`, err);
   }
 
   private overrun(reason: OverrunReason): void {

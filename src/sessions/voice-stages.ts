@@ -4,6 +4,7 @@ import type { ReplyStages } from '../pipeline/reply/reply.js';
 import { resampleSpeech } from '../pipeline/reply/speech-resampler.js';
 import { StageFailure, type ReplyStage } from '../pipeline/reply/stage-failure.js';
 import { ProviderError } from '../providers/provider-error.js';
+import { defaultSpeechLimits, guardedStt, guardedTts } from '../providers/guarded-providers.js';
 import type { StoredAgent } from '../records/agent.js';
 import type { Session } from '../records/session.js';
 import { AnswerFailed } from '../respond/responder.js';
@@ -28,17 +29,20 @@ export interface StageContext {
 /**
  * The real stages of a reply: the preset's STT, the webhook or LLM (with RAG context), the
  * preset's TTS resampled to the transport's rate. Each call is aborted when its Observable is
- * unsubscribed; an expected failure becomes an error record and a StageFailure (silence for that
- * turn); anything else stays an error (a bug: the session ends).
+ * unsubscribed, and bounded in time (`deps.limits`). Every failure of a stage fails only its turn:
+ * it becomes an error record (`stt_error`, `tts_error`, the answer's own type, or `turn_error` for
+ * anything unexpected, which is logged as a bug too) and a StageFailure carrying the record's
+ * id and type (the turn fails: the user is told why and hears the agent's `fallback_line`).
  */
 export function voiceStages(ctx: StageContext): ReplyStages {
   const { deps, agent, session, settings } = ctx;
+  const limits = deps.limits ?? defaultSpeechLimits;
   return {
     transcribe: (audio, startMs) =>
       abortable(
         (signal) =>
           (startMs === undefined ? null : ctx.transcripts?.transcript(audio, startMs)) ??
-          deps.speech.stt(settings.stt).transcribe({
+          guardedStt(deps.speech.stt(settings.stt), limits).transcribe({
             audio,
             sampleRate: 16_000,
             model: settings.stt.model,
@@ -51,16 +55,18 @@ export function voiceStages(ctx: StageContext): ReplyStages {
     answer: (transcript) =>
       abortable((signal) => answerStream(transcript, signal)).pipe(
         catchError((err: unknown) =>
-          throwError(() =>
-            err instanceof AnswerFailed ? new StageFailure('answer', err.message, err.errorId, { cause: err }) : err,
-          ),
+          err instanceof AnswerFailed
+            ? throwError(
+                () => new StageFailure('answer', err.message, { id: err.errorId, type: err.reason }, { cause: err }),
+              )
+            : recordedFailure<string>(ctx, 'answer', 'turn_error', err),
         ),
       ),
 
     synthesize: (text) =>
       abortable((signal) =>
         resampleSpeech(
-          deps.speech.tts(settings.tts).synthesize({
+          guardedTts(deps.speech.tts(settings.tts), limits).synthesize({
             text,
             model: settings.tts.model,
             voice: settings.tts.voice,
@@ -96,27 +102,39 @@ export function voiceStages(ctx: StageContext): ReplyStages {
   }
 }
 
-/** A ProviderError becomes an error record of `type` and a StageFailure pointing at it. */
+/** A provider's failure becomes an error record of `type` and a StageFailure pointing at it. */
 function recordProviderFailure<T>(ctx: StageContext, stage: ReplyStage, type: string): OperatorFunction<T, T> {
-  return catchError((err: unknown): Observable<T> => {
-    if (!(err instanceof ProviderError)) return throwError(() => err);
-    return defer(async () => {
-      const errorId = await ctx.deps.store.errors
-        .record({
-          type,
-          message: err.message,
-          agent_id: ctx.agent.id,
-          session_id: ctx.session.id,
-          details: { provider: err.provider },
-        })
-        .then(
-          (record) => record.id,
-          (writeErr: unknown) => {
-            ctx.deps.logger.error({ err: writeErr, type }, 'could not write error record');
-            return null;
-          },
-        );
-      throw new StageFailure(stage, err.message, errorId, { cause: err });
-    });
+  return catchError((err: unknown): Observable<T> => recordedFailure(ctx, stage, type, err));
+}
+
+/**
+ * Any failure of a stage as an error record and a StageFailure: a ProviderError is recorded as
+ * `type`, anything else (a bug, a store outage) as `turn_error` after logging it as a bug. Either
+ * way the turn fails (sessions/turn-failure.ts) and the session goes on.
+ */
+function recordedFailure<T>(ctx: StageContext, stage: ReplyStage, type: string, err: unknown): Observable<T> {
+  if (err instanceof StageFailure) return throwError(() => err);
+  const provider = err instanceof ProviderError ? err.provider : null;
+  const message = err instanceof Error ? err.message : String(err);
+  const recordType = provider === null ? 'turn_error' : type;
+  if (provider === null)
+    ctx.deps.logger.error({ err, session_id: ctx.session.id, stage }, 'unexpected failure in a turn; the turn fails');
+  return defer(async () => {
+    const errorId = await ctx.deps.store.errors
+      .record({
+        type: recordType,
+        message: provider === null ? `${stage} failed: ${message}` : message,
+        agent_id: ctx.agent.id,
+        session_id: ctx.session.id,
+        details: provider === null ? { stage } : { provider },
+      })
+      .then(
+        (record) => record.id,
+        (writeErr: unknown) => {
+          ctx.deps.logger.error({ err: writeErr, type: recordType }, 'could not write error record');
+          return null;
+        },
+      );
+    throw new StageFailure(stage, message, { id: errorId, type: recordType }, { cause: err });
   });
 }

@@ -25,6 +25,7 @@ import { reply, type ReplyEvent, type ReplySource, type ReplyStages } from '../p
 import type { CallControl } from './call-control.js';
 import { transcriptEnding } from '../../machines/turn-words/endpointing.js';
 import { TurnReport, type TurnOrigin, type TurnScope } from '../recording/turn-report.js';
+import { failureMessage, fallbackEvents, type TurnFailed } from './turn-failure.js';
 import type { MediaTransport } from './transport/media-transport.js';
 import type { ServerEvent } from './transport/messages.js';
 
@@ -43,9 +44,9 @@ export interface TurnGraph extends TurnScope {
 /**
  * The events a reply actor sends the session machine: the reply graph for one turn, reported to
  * the client (`told`) and the records (TurnReport) as it goes, then TRANSCRIBED / AUDIO_STARTED and, once
- * the graph has completed, ACT when the answer asked for call control, else REPLY_DONE or
- * REPLY_FAILED (SPEAK_DONE for the greeting). When the
- * machine stops the actor first, the graph is unsubscribed and the report records the cut.
+ * the graph has completed (a failed user turn: once its fallback line has played, turn-failure.ts),
+ * ACT when the answer asked for call control, else REPLY_DONE or REPLY_FAILED (SPEAK_DONE for the
+ * greeting). When the machine stops the actor first, the graph is unsubscribed and the report records the cut.
  *
  * A tentative turn (`confirmed` false: smart endpointing at the short silence) runs ahead but
  * holds back until the machine confirms it: its audio (buffered, not sent), its report (nothing
@@ -72,17 +73,24 @@ export function turnEvents(
     if (origin.kind !== 'say') graph.control?.reset();
     let report: TurnReport | null = null;
     const held: ReplyEvent[] = [];
+    let failure: TurnFailed | null = null;
     const repliedEnd$ = new Subject<void>();
     const outcome = (): SessionEvent => {
       if (origin.kind === 'say') return { type: 'SPEAK_DONE' };
       // The answer asked to hang up or transfer: its words have played (or failed to), so act now.
       const action = graph.control?.take() ?? null;
       if (action !== null) return { type: 'ACT', action };
-      const failed = report?.failed ?? held.find((e) => e.type === 'failed')?.message ?? null;
-      return failed === null ? { type: 'REPLY_DONE' } : { type: 'REPLY_FAILED', error: failed };
+      return failure === null ? { type: 'REPLY_DONE' } : { type: 'REPLY_FAILED', error: failure.message };
     };
     const stages = gatedStages(graph, origin, confirmed, confirmedAt$);
-    const replied = reply(replySource(origin), stages, afterConfirmation(confirmedAt$, graph.speak));
+    const speak = afterConfirmation(confirmedAt$, graph.speak);
+    const replied = reply(replySource(origin), stages, speak);
+    const line = graph.agent.fallback_line;
+    const fallback = defer(() =>
+      failure === null || origin.kind === 'say'
+        ? EMPTY
+        : fallbackEvents({ transport: graph.transport, stages: graph.stages, line }, failure, turn, speak),
+    );
     /** A tentative turn whose transcription failed is reported as failed all the same. */
     const reportFailure = defer(() => {
       if (report === null && held.some((e) => e.type === 'failed')) {
@@ -104,7 +112,11 @@ export function turnEvents(
         ),
         replied.pipe(
           tap({
-            next: (event) => (report === null ? held.push(event) : told(graph, report, event)),
+            next: (event) => {
+              if (event.type === 'failed') failure = event;
+              if (report === null) held.push(event);
+              else told(graph, report, event);
+            },
             complete: () => repliedEnd$.next(),
             unsubscribe: () => report?.cut(),
           }),
@@ -112,6 +124,7 @@ export function turnEvents(
         ),
       ),
       reportFailure,
+      fallback,
       defer(() => of(outcome())),
     );
   });
@@ -127,7 +140,7 @@ function told(graph: TurnGraph, report: TurnReport, event: ReplyEvent): void {
 /**
  * What the user is told of a reply event: the `transcript`, `response` captions sentence by
  * sentence then whole, `audio_start` just before the first frame, `audio_end` once played, and
- * a failed turn's error.
+ * a failed turn's error (with its reason).
  */
 function userMessage(event: ReplyEvent, report: TurnReport, sampleRate: number): ServerEvent | null {
   const { turn } = report;
@@ -143,7 +156,7 @@ function userMessage(event: ReplyEvent, report: TurnReport, sampleRate: number):
     case 'played':
       return event.samples > 0 ? { type: 'audio_end', turn } : null;
     case 'failed':
-      return { type: 'error', code: 'turn_failed', message: 'no answer for this turn' };
+      return failureMessage(event);
   }
 }
 
@@ -187,7 +200,12 @@ function finished(transcript: string): boolean {
   return ending === 'punctuation' || ending === 'question';
 }
 
-/** Speech is synthesized ahead but buffered, and played only once the turn is confirmed. */
+/**
+ * Speech is synthesized ahead but buffered, and played only once the turn is confirmed. A failure
+ * of the speech goes out of the first branch (the merge ends the turn with it), never through the
+ * buffer: `tap(subject)` would subscribe the subject with no error handler and throw it again from
+ * a timer, out of the session.
+ */
 function afterConfirmation(
   confirmedAt$: Observable<number>,
   speak: OperatorFunction<SpeechChunk, PlayoutEvent>,
@@ -196,7 +214,10 @@ function afterConfirmation(
     defer(() => {
       const buffered = new ReplaySubject<SpeechChunk>();
       return merge(
-        chunks.pipe(tap(buffered), ignoreElements()),
+        chunks.pipe(
+          tap({ next: (chunk) => buffered.next(chunk), complete: () => buffered.complete() }),
+          ignoreElements(),
+        ),
         concat(confirmedAt$.pipe(ignoreElements()), buffered).pipe(speak),
       );
     });

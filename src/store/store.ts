@@ -2,6 +2,7 @@ import { Keys } from './keys.js';
 import type { Redis } from './redis.js';
 import { AgentTestRepository } from './repositories/agent-tests.js';
 import { AgentRepository } from './repositories/agents.js';
+import { ConversationRecordingRepository } from './repositories/conversation-recordings.js';
 import { ConversationRepository } from './repositories/conversations.js';
 import { DocumentRepository } from './repositories/documents.js';
 import { ErrorRepository } from './repositories/errors.js';
@@ -19,6 +20,7 @@ export class Store {
   readonly presets: PresetRepository;
   readonly sessions: SessionRepository;
   readonly conversations: ConversationRepository;
+  readonly conversationRecordings: ConversationRecordingRepository;
   readonly errors: ErrorRepository;
   readonly documents: DocumentRepository;
   readonly leases: SessionLeaseRepository;
@@ -36,6 +38,7 @@ export class Store {
     this.presets = new PresetRepository(redis, this.keys);
     this.sessions = new SessionRepository(redis, this.keys, this.agents);
     this.conversations = new ConversationRepository(redis, this.keys);
+    this.conversationRecordings = new ConversationRecordingRepository(redis, this.keys);
     this.errors = new ErrorRepository(redis, this.keys, this.agents);
     this.documents = new DocumentRepository(redis, this.keys);
     this.leases = new SessionLeaseRepository(redis, this.keys);

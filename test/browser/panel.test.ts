@@ -130,10 +130,18 @@ describe('the /home panel', () => {
     await expect.poll(() => page.getByRole('alert').innerText()).toContain('body.min_silence_ms');
     await page.getByLabel('Min silence (ms)').fill('600');
     await page.getByLabel('RAG enabled').check();
+    // A failed turn's fallback line, emptied: such turns stay silent.
+    expect(await page.getByLabel('Fallback line').inputValue()).toBe("Sorry, I can't answer right now.");
+    await page.getByLabel('Fallback line').fill('');
     await page.getByRole('button', { name: 'Save settings' }).click();
     await page.getByText('Settings saved.').waitFor();
     const agent = await p.request('GET', `/admin/v1/agents/${agentId}`);
-    expect(agent.body).toMatchObject({ min_silence_ms: 600, rag_enabled: true, mode: 'passthrough' });
+    expect(agent.body).toMatchObject({
+      min_silence_ms: 600,
+      rag_enabled: true,
+      mode: 'passthrough',
+      fallback_line: '',
+    });
     expect(await page.getByText('Speech probability above which').count()).toBe(1);
   });
 

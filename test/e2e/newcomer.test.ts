@@ -67,19 +67,32 @@ afterAll(async () => {
 });
 
 describe('a newcomer with Debian speech packages and nothing else', () => {
-  it('start-up says, per capability, what is used or what is missing and how to fix it', () => {
+  it('start-up says, per capability, what is used or, in one short line, the fix', () => {
     const line = (capability: string) => main.logs().find((l) => l['capability'] === capability);
     expect(line('stt')).toMatchObject({
+      level: 30,
       provider: 'pocketsphinx',
       msg: 'stt: pocketsphinx (en-us) for the built-in preset',
     });
     expect(line('tts')).toMatchObject({ provider: 'flite', msg: 'tts: flite (flite) for the built-in preset' });
-    expect(line('llm')!['msg']).toMatch(
-      /^llm: not available: no llm provider is usable here: openai: set OPENAI_API_KEY/,
+    // Nothing can answer: the line names no provider or model as if in use, only what fixes it.
+    expect(line('llm')).toEqual(
+      expect.objectContaining({
+        level: 40,
+        msg: 'llm: nothing usable (enhanced mode cannot answer); fix: set OPENAI_API_KEY or OPENAI_BASE_URL, or npm run models',
+      }),
     );
-    expect(line('llm')!['msg']).toContain('local-llama: no model installed');
-    expect(line('embeddings')!['msg']).toMatch(/^embeddings: not available \(.*npm run models/);
-    expect(logsOf(main, /^(stt|llm|tts|embeddings): /)).toHaveLength(4);
+    expect(line('llm')).not.toHaveProperty('provider');
+    expect(line('embeddings')).toMatchObject({
+      level: 40,
+      msg: 'embeddings: not usable (RAG searches documents by their words only); fix: npm run models',
+    });
+    const report = logsOf(main, /^(stt|llm|tts|embeddings): /);
+    expect(report).toHaveLength(4);
+    for (const l of report) {
+      expect((l['msg'] as string).length).toBeLessThanOrEqual(120);
+      expect(l['msg']).not.toMatch(/gpt-4o-mini|Xenova|local-llama|openai:/);
+    }
   });
 
   it('the built-in preset is what works here, and health names what is missing', async () => {

@@ -86,7 +86,9 @@ describe('voice on pocketsphinx (real speech, real recogniser)', () => {
     const speech = { samples: fliteScript('rms', 300, 'can i speak to a person please', 1500), sampleRate: 16_000 };
     await Promise.all([broken.client.stream(speech), healthy.client.stream(speech)]);
     await broken.client.untilEvent('error', 1, 30_000);
-    expect(broken.client.eventsOf('error')[0]).toMatchObject({ code: 'turn_failed' });
+    expect(broken.client.eventsOf('error')[0]).toMatchObject({ code: 'turn_failed', reason: 'stt_error' });
+    // The agent says its fallback line (espeak) for that turn.
+    expect((await broken.client.untilEvent('audio_end', 1, 30_000)).turn).toBe(1);
     await healthy.client.untilAnswer(1, 30_000);
     expect(
       wordErrorRate([{ said: 'can i speak to a person please', heard: transcriptsOf(healthy.sessionId)[0]! }]),
@@ -97,6 +99,7 @@ describe('voice on pocketsphinx (real speech, real recogniser)', () => {
     // still listening: the next utterance fails the same way, the session is not over
     await broken.client.stream(speech);
     await broken.client.untilEvent('error', 2, 30_000);
+    expect((await broken.client.untilEvent('audio_end', 2, 30_000)).turn).toBe(2);
     expect(broken.client.eventsOf('ended')).toHaveLength(0);
     expect(transcriptsOf(broken.sessionId)).toEqual([]);
   });

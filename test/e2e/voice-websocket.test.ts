@@ -305,7 +305,7 @@ describe('voice over the WebSocket transport', () => {
     expect(response.text).toBe('Of course.');
   });
 
-  it('webhook 500: silence for that turn, an error record, and the next turn works', async () => {
+  it('webhook 500 (no fallback line): silence for that turn, an error record, and the next turn works', async () => {
     // Finished sentences: smart endpointing answers them after a short wait (the clip is streamed
     // at twice real time, so its 1.5 s pause lasts 0.75 s).
     transcripts = ['First question.', 'Second question.'];
@@ -313,14 +313,14 @@ describe('voice over the WebSocket transport', () => {
     webhookReply = (_t, index) =>
       index % 2 === 0 ? { status: 500, body: { error: 'down' } } : { body: { response: 'Back again.' } };
     webhook.requests.length = 0;
-    const agent = await agentWith();
+    const agent = await agentWith({ fallback_line: '' });
     const { client, sessionId } = await connect(agent);
     await client.stream(twoUtterances, { speed: 2 });
     const response = await client.untilAnswer();
     expect(response.text).toBe('Back again.');
     await client.untilEvent('audio_end');
     expect(client.eventsOf('audio_start')).toHaveLength(1);
-    expect(client.eventsOf('error')[0]).toMatchObject({ code: 'turn_failed' });
+    expect(client.eventsOf('error')[0]).toMatchObject({ code: 'turn_failed', reason: 'webhook_http_error' });
     const errors = await p.request('GET', `/admin/v1/errors?session_id=${sessionId}`);
     expect(errors.body.data).toHaveLength(1);
     expect(errors.body.data[0]).toMatchObject({ type: 'webhook_http_error', status_code: 500, agent_id: agent.id });
@@ -337,7 +337,7 @@ describe('voice over the WebSocket transport', () => {
     expect(messages[1]!.error_id).toBe(errors.body.data[0].id);
   });
 
-  it('webhook timeout: silence for that turn, then the next turn works', async () => {
+  it('webhook timeout: that turn says its fallback line, then the next turn works', async () => {
     // Finished sentences: smart endpointing answers them after a short wait (the clip is streamed
     // at twice real time, so its 1.5 s pause lasts 0.75 s).
     transcripts = ['First question.', 'Second question.'];
@@ -350,6 +350,11 @@ describe('voice over the WebSocket transport', () => {
     await client.stream(twoUtterances, { speed: 2 });
     const response = await client.untilAnswer();
     expect(response.text).toBe('In time.');
+    expect(client.eventsOf('error')).toMatchObject([{ code: 'turn_failed', reason: 'webhook_timeout' }]);
+    // The fallback line (espeak) for the failed turn, then the answer to the next one.
+    await client.untilEvent('audio_end', 2);
+    expect(client.eventsOf('audio_end').map((e) => e.turn)).toEqual([1, 2]);
+    expect(client.eventsOf('audio_start')[0]!.at).toBeGreaterThanOrEqual(client.eventsOf('error')[0]!.at);
     const errors = await p.request('GET', `/admin/v1/errors?session_id=${sessionId}&type=webhook_timeout`);
     expect(errors.body.data).toHaveLength(1);
   });
@@ -364,7 +369,7 @@ describe('voice over the WebSocket transport', () => {
     expect(session.body).toMatchObject({ status: 'ended', end_reason: 'idle_timeout' });
   });
 
-  it('one broken session ends alone with an error record; the healthy one beside it carries on', async () => {
+  it("a provider's bug fails only its turn (stt_error, turn_failed); that session and the healthy one beside it carry on", async () => {
     transcripts = [];
     webhookReply = () => ({ body: { response: 'Still here.' } });
     const healthyAgent = await agentWith();
@@ -372,14 +377,20 @@ describe('voice over the WebSocket transport', () => {
     const healthy = await connect(healthyAgent, 'healthy');
     const broken = await connect(brokenAgent, 'broken');
     await Promise.all([healthy.client.stream(hello, { speed: 4 }), broken.client.stream(hello, { speed: 4 })]);
-    const ended = await broken.client.untilEvent('ended');
-    expect(ended.reason).toBe('error');
+    const failed = await broken.client.untilEvent('error');
+    expect(failed.code).toBe('turn_failed');
     const response = await healthy.client.untilAnswer();
     expect(response.text).toBe('Still here.');
-    const errors = await p.request('GET', `/admin/v1/errors?session_id=${broken.sessionId}&type=session_failed`);
-    expect(errors.body.data).toHaveLength(1);
-    const healthySession = await p.request('GET', `/admin/v1/sessions/${healthy.sessionId}`);
-    expect(healthySession.body.status).toBe('active');
+    const errors = await p.request('GET', `/admin/v1/errors?session_id=${broken.sessionId}`);
+    expect(errors.body.data.map((e: { type: string }) => e.type)).toEqual(['stt_error']);
+    expect(errors.body.data[0].message).toBe('crash: transcription failed: simulated bug in one session');
+    // the broken session still listens: a typed turn is answered
+    broken.client.sendJson({ type: 'text', text: 'are you there' });
+    expect((await broken.client.untilAnswer()).text).toBe('Still here.');
+    for (const { sessionId } of [healthy, broken]) {
+      const session = await p.request('GET', `/admin/v1/sessions/${sessionId}`);
+      expect(session.body.status).toBe('active');
+    }
   });
 
   it('bad frames and bad JSON get an error event, not a dropped connection', async () => {

@@ -43,6 +43,7 @@ describe('GET /admin/v1/conversations', () => {
       updated_at: new Date(base + 2).toISOString(),
       last_message_at: null,
       analysis: null,
+      recording: null,
     });
   });
 

@@ -233,6 +233,39 @@ describe('GET /admin/v1/sessions/stats/overview', () => {
     });
   });
 
+  it('gives no duration to voice sessions that never connected, and leaves them out of the mean', async () => {
+    const agent = (await createAgent(bed.p)).id;
+    const now = Date.now();
+    const { sessions: s, leases } = bed.p.parley.store;
+    const voice = { agent_id: agent, type: 'voice', transport: 'websocket' } as const;
+    const ran = await s.create(voice, now - 10_000);
+    const reaped = await s.create(voice, now - 10_000);
+    // Still in its connect window when it ends for another reason: it never ran either.
+    const waiting = await s.create(voice, now - 10_000);
+    await leases.awaitMedia(waiting.id, 60_000);
+    const connected = await s.create(voice, now - 10_000);
+    await leases.awaitMedia(connected.id, 60_000);
+    expect(await leases.claim(connected.id, 'test-holder', 30_000)).toBe('ok');
+
+    expect((await s.end(ran.id, 'client_hangup', now - 4_000))?.duration_ms).toBe(6_000);
+    expect((await s.end(reaped.id, 'never_connected', now))?.duration_ms).toBeNull();
+    expect((await s.end(waiting.id, 'agent_deleted', now))?.duration_ms).toBeNull();
+    expect((await s.end(connected.id, 'client_hangup', now))?.duration_ms).toBe(10_000);
+
+    const listed = await bed.p.request('GET', `/admin/v1/sessions?agent_id=${agent}`);
+    const durations = Object.fromEntries(
+      (listed.body.data as Session[]).map((x) => [x.id, [x.end_reason, x.duration_ms]]),
+    );
+    expect(durations).toEqual({
+      [ran.id]: ['client_hangup', 6_000],
+      [reaped.id]: ['never_connected', null],
+      [waiting.id]: ['agent_deleted', null],
+      [connected.id]: ['client_hangup', 10_000],
+    });
+    const overview = await bed.p.request('GET', '/admin/v1/sessions/stats/overview');
+    expect(overview.body).toMatchObject({ ended: 4, avg_duration_ms: 8_000 });
+  });
+
   it('starts at zero', async () => {
     const res = await bed.p.request('GET', '/admin/v1/sessions/stats/overview');
     expect(res.body).toMatchObject({ total: 0, active: 0, ended: 0, avg_duration_ms: null, started_last_24h: 0 });

@@ -190,6 +190,31 @@ describe('with REDIS_URL', () => {
     expect(existsSync(join(dataDir, 'admin-api-key'))).toBe(false);
     expect(existsSync(join(dataDir, 'redis'))).toBe(false);
   });
+
+  it('prints readable lines instead of JSON with PARLEY_LOG_FORMAT=pretty (uncoloured: stdout is a pipe)', async () => {
+    const port = await freePort();
+    const p = startMain({
+      PORT: String(port),
+      REDIS_URL: redis.url,
+      PARLEY_ADMIN_API_KEY: 'boot-test-admin-key-0123456789',
+      PARLEY_LOG_FORMAT: 'pretty',
+    });
+    await eventually(
+      () => Promise.resolve(p.stdout()),
+      (out) => out.includes('Parley listening on') || p.child.exitCode !== null,
+      { timeoutMs: 30_000, what: 'the listening line' },
+    );
+    const lines = p.stdout().trimEnd().split('\n');
+    expect(lines).toContainEqual(
+      `${lines.at(-1)!.slice(0, 8)} INFO  Parley listening on http://127.0.0.1:${port} port=${port} workers=1 redis=external`,
+    );
+    expect(
+      lines.every((l) => /^\d\d:\d\d:\d\d (INFO |WARN ) \S/.test(l)),
+      p.stdout(),
+    ).toBe(true);
+    expect(p.stdout()).not.toContain('\u001b[');
+    expect(await stop(p)).toEqual({ code: 0, signal: null });
+  });
 });
 
 describe('refuses to start', () => {

@@ -21,6 +21,7 @@ import {
 } from '../support/main-process.js';
 import { freePort, TestRedis } from '../support/redis-server.js';
 import { VoiceClient } from '../support/voice-client.js';
+import { testModelsDir } from '../support/test-models.js';
 
 /**
  * PARLEY_WORKERS=2 through the real entry point: one primary (admin key, embedded Redis) and two
@@ -61,7 +62,7 @@ async function bootCluster(env: Record<string, string>) {
     PORT: String(port),
     PARLEY_WORKERS: '2',
     PARLEY_ADMIN_API_KEY: adminKey,
-    MODELS_DIR: process.env['MODELS_DIR'] ?? '../shared/models',
+    MODELS_DIR: await testModelsDir(),
     ...env,
   });
   running.push(p);
@@ -192,6 +193,8 @@ describe('two worker processes on external Redis', () => {
 
     // It comes back in the same slot, and the metrics list both processes again.
     const restarted = await waitForLog(p, /^worker process restarted$/, 30_000);
+    // A restarted worker (in either slot) does not say again what the server uses.
+    expect(logsOf(p, /^stt: /)).toHaveLength(1);
     const metrics = await eventually(
       () => api.request('GET', '/health/metrics', { apiKey: null }),
       (r) => r.body.processes.length === 2,
@@ -257,6 +260,12 @@ describe('two worker processes on the embedded Redis', () => {
         }
       });
     expect(redisChildren).toEqual([String(redisPid)]);
+
+    // What the server uses is said once, by worker 1, not once per worker.
+    const report = logsOf(p, /^(stt|llm|tts|embeddings): |Smart Turn model|^phone calls /);
+    expect(report.map((l) => l['msg'] as string).filter((m) => /^(stt|llm|tts|embeddings): /.test(m))).toHaveLength(4);
+    expect(report).toHaveLength(6);
+    expect(new Set(report.map((l) => l['worker']))).toEqual(new Set([1]));
 
     // Sessions on both workers, seen in the per-process metrics.
     const token = await createVoiceAgent(api);

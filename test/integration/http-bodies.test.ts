@@ -7,6 +7,7 @@ import { eventually } from '../support/eventually.js';
 import { testAdminKey } from '../support/parley.js';
 import { rawRequest, type RawResponse } from '../support/raw-http.js';
 import { TestRedis } from '../support/redis-server.js';
+import { testModelsDir } from '../support/test-models.js';
 
 /**
  * Every way a request body or the request itself can be unreadable is a 4xx in the error shape
@@ -25,7 +26,7 @@ beforeAll(async () => {
   redis = await TestRedis.start();
   const config = loadConfig({
     NODE_ENV: 'test',
-    MODELS_DIR: process.env['MODELS_DIR'] ?? '../shared/models',
+    MODELS_DIR: await testModelsDir(),
     REDIS_URL: redis.url,
     PARLEY_ADMIN_API_KEY: testAdminKey,
     PARLEY_JSON_LIMIT_BYTES: String(jsonLimit),

@@ -154,8 +154,9 @@ describe('request bodies reference the zod-derived schemas', () => {
     expect(create.required).toEqual(['name']);
     expect(create.additionalProperties).toBe(false);
     expect(Object.keys(create.properties)).toEqual(
-      expect.arrayContaining(['name', 'mode', 'preset_id', 'webhook_url', 'webhook_api_key']),
+      expect.arrayContaining(['name', 'mode', 'preset_id', 'webhook_url', 'webhook_api_key', 'fallback_line']),
     );
+    expect(create.properties.fallback_line).toMatchObject({ type: 'string', maxLength: 500 });
     expect(create.properties.mode.enum).toEqual(['enhanced', 'passthrough']);
     expect(create.properties.vad_threshold).toMatchObject({ minimum: 0.05, maximum: 0.95 });
   });
@@ -174,6 +175,25 @@ describe('request bodies reference the zod-derived schemas', () => {
     expect(Object.keys(schema('Agent').properties)).toContain('has_webhook_api_key');
     expect(Object.keys(schema('Agent').properties)).not.toContain('webhook_api_key');
     expect(Object.keys(schema('Agent').properties)).toEqual(expect.arrayContaining(['readiness', 'warnings']));
+  });
+
+  it('the Conversation says whether it has a recording: {duration_ms, bytes, channels} or null', () => {
+    const recording = schema('Conversation').properties.recording as { anyOf?: { $ref?: string; type?: string }[] };
+    expect(schema('Conversation').required).toContain('recording');
+    expect(recording.anyOf).toEqual(
+      expect.arrayContaining([{ $ref: '#/components/schemas/ConversationRecording' }, { type: 'null' }]),
+    );
+    expect(schema('ConversationRecording').required.sort()).toEqual(['bytes', 'channels', 'duration_ms']);
+  });
+
+  it("the voice session answer carries the agent's warnings", () => {
+    const session = doc.paths['/sdk/v1/session'].post.responses['201'].content['application/json'].schema.$ref;
+    expect(session).toBe('#/components/schemas/VoiceSessionResponse');
+    expect(schema('VoiceSessionResponse').properties.warnings).toMatchObject({
+      type: 'array',
+      items: { type: 'string' },
+    });
+    expect(schema('VoiceSessionResponse').required).toContain('warnings');
   });
 
   it('PresetCreate requires name and PresetPatch nothing', () => {

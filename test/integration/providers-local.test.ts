@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { LocalModel } from '../../src/providers/local/local-model.js';
@@ -7,11 +8,12 @@ import { ProviderError } from '../../src/providers/provider-error.js';
 import { ProviderRegistry } from '../../src/providers/registry.js';
 import { ProviderSet } from '../../src/providers/speech-providers.js';
 import type { TtsChunk } from '../../src/providers/tts.js';
+import { testModelsDir } from '../support/test-models.js';
 
-/** Random-weight fixtures in real transformers.js layouts (shared/models/PROVENANCE.md). */
-const modelsDir = new URL('../../../shared/models/', import.meta.url).pathname;
-const whisperDir = `${modelsDir}tiny-random-whisper`;
-const vitsDir = `${modelsDir}tiny-random-vits-tts`;
+/** Random-weight models in real transformers.js layouts (scripts/make-test-models.ts). */
+const modelsDir = await testModelsDir();
+const whisperDir = join(modelsDir, 'tiny-random-whisper');
+const vitsDir = join(modelsDir, 'tiny-random-vits-tts');
 /** The random decoder never emits end-of-text: keep it short. */
 const whisperOptions = { maxNewTokens: 6, threads: 1 };
 
@@ -65,7 +67,7 @@ describe('WhisperStt (transformers.js in a worker thread)', loading, () => {
   });
 
   it('says which folder is missing and how to fill it', async () => {
-    const stt = new WhisperStt(`${modelsDir}no-such-model`);
+    const stt = new WhisperStt(join(modelsDir, 'no-such-model'));
     const run = stt.transcribe({ audio: second, sampleRate: 16_000, model: 'm', language: null });
     await expect(run).rejects.toBeInstanceOf(ProviderError);
     await expect(run).rejects.toThrow(/model not installed: .*no-such-model has no config.json \(run `npm run models`/);

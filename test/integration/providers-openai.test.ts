@@ -73,6 +73,20 @@ describe('OpenAiStt against an OpenAI-compatible transcription server', () => {
     expect(server.transcriptions).toHaveLength(1); // no retries: a live turn reports failure at once
   });
 
+  it('rejects a 200 that carries no transcript (JSON of another shape) as a failure, not silence', async () => {
+    for (const body of [{}, 'not the API', { text: 42 }]) {
+      transcribe = () => ({ status: 200, body });
+      const run = new OpenAiStt(endpoint()).transcribe({
+        audio: utterance,
+        sampleRate: 16_000,
+        model: 'whisper-1',
+        language: null,
+      });
+      await expect(run).rejects.toBeInstanceOf(ProviderError);
+      await expect(run).rejects.toThrow('openai: transcription failed: the answer has no "text"');
+    }
+  });
+
   it('rejects with the abort reason when the signal aborts mid-request', async () => {
     let release!: () => void;
     transcribe = () => new Promise((resolve) => (release = () => resolve('too late')));

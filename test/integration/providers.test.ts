@@ -15,7 +15,7 @@ import { freePort, TestRedis } from '../support/redis-server.js';
 const ggufDir = mkdtempSync(join(tmpdir(), 'parley-gguf-'));
 writeFileSync(join(ggufDir, 'qwen2.5-0.5b-instruct-q4_k_m.gguf'), tinyGguf());
 
-/** The fixtures in shared/models are named after what they are, not after the catalog ids. */
+/** The test models (test/support/test-models.ts) are named after what they are, not after the catalog ids. */
 const fixtureAliases: ProviderRegistryOptions = {
   modelAliases: {
     'Xenova/whisper-tiny.en': 'tiny-random-whisper',

@@ -3,7 +3,7 @@ import { expect } from 'vitest';
 import type { TestParley, TestResponse } from '../support/parley.js';
 import { testAdminKey } from '../support/parley.js';
 
-/** Parley settings of every RAG test: the random-weight MiniLM from shared/models. */
+/** Parley settings of every RAG test: the random-weight MiniLM (test/support/test-models.ts). */
 export const ragEnv = { PARLEY_EMBEDDING_MODEL: 'minilm-l6-random' };
 
 export function corpusFile(name: string): Buffer {

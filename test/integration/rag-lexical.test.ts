@@ -7,6 +7,7 @@ import { HttpReceiver } from '../support/http-receiver.js';
 import { startOpenAiEmbeddingsServer } from '../support/openai-embeddings-server.js';
 import { startParley, type TestParley } from '../support/parley.js';
 import { TestRedis } from '../support/redis-server.js';
+import { testModelsDir } from '../support/test-models.js';
 import { corpusFile, ragEnv, uploadFile, waitForDocument } from './rag-helpers.js';
 
 // RAG on a box without an embedding model (issue 20, item 3): keyword search until a model is there.
@@ -16,9 +17,9 @@ let webhook: HttpReceiver;
 let emptyModels: string;
 const open: TestParley[] = [];
 
-/** A Parley whose MODELS_DIR is empty (no embedding model) or the shared test models. */
+/** A Parley whose MODELS_DIR is empty (no embedding model) or holds the test models. */
 async function parley(models: 'none' | 'installed', env: Record<string, string> = {}): Promise<TestParley> {
-  const modelsDir = models === 'none' ? emptyModels : (process.env['MODELS_DIR'] ?? '../shared/models');
+  const modelsDir = models === 'none' ? emptyModels : await testModelsDir();
   const p = await startParley(redis, { ...ragEnv, MODELS_DIR: modelsDir, ...env });
   open.push(p);
   return p;

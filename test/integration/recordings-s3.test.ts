@@ -162,6 +162,13 @@ describe('a recorded call with PARLEY_RECORDINGS_URL', () => {
 
   it('GET streams it from the bucket: 200 whole, 206 ranges, 416 past the end, never without the admin key', async () => {
     const size = object.length;
+    // the conversation's record says so, from the size noted at the call's end (the spool is gone)
+    const record = await p.request('GET', `/admin/v1/conversations/${conversationId}`);
+    expect(record.body.recording).toEqual({
+      duration_ms: Math.round(((size - 44) / 4 / rate) * 1000),
+      bytes: size,
+      channels: 2,
+    });
     const whole = await get();
     expect(whole.status).toBe(200);
     expect(whole.headers.get('content-length')).toBe(String(size));
@@ -196,18 +203,23 @@ describe('a recorded call with PARLEY_RECORDINGS_URL', () => {
     const long = await agent(p, { recording: 'caller_only', recording_retention_days: 30 });
     const forever = await agent(p, { recording: 'caller_only' });
     const keys: string[] = [];
+    const conversations: string[] = [];
     for (const a of [short, long, forever]) {
       const call = await connect(p, a);
       await stream(call.client, noise(300, 3));
       await hangUp(call.client);
       await uploaded(a.id, call.conversationId);
       keys.push(key(a.id, call.conversationId));
+      conversations.push(call.conversationId);
     }
     const twoDaysAgo = new Date(Date.now() - 2 * 86_400_000);
     for (const k of keys) s3.objects.get(k)!.lastModified = twoDaysAgo;
     const recordings = p.parley.services.recordings;
     expect(await recordings.sweep()).toBe(1);
     expect(keys.map((k) => s3.objects.has(k))).toEqual([false, true, true]);
+    // the expired one's record says it has no recording any more
+    const records = await Promise.all(conversations.map((id) => p.request('GET', `/admin/v1/conversations/${id}`)));
+    expect(records.map((r) => r.body.recording !== null)).toEqual([false, true, true]);
     expect(await recordings.sweep()).toBe(0);
   }, 60_000);
 });

@@ -200,6 +200,9 @@ describe('LLM failures → 502 upstream_error with an error record', () => {
     expect(listed.body.data.map((e: { id: string }) => e.id)).toContain(errorId);
     const stats = await on.request('GET', `/admin/v1/agents/${agent.id}/stats`);
     expect(stats.body).toMatchObject({ turns: 0, errors: { total: 1, open: 1 } });
+    // Its first message unanswered, the session failed: it ended (`error`), it is not live.
+    const session = await on.request('GET', `/admin/v1/sessions/${sessionId}`);
+    expect(session.body).toMatchObject({ status: 'ended', end_reason: 'error' });
   }
 
   it('the LLM server answers 500', async () => {
@@ -249,21 +252,24 @@ describe('LLM failures → 502 upstream_error with an error record', () => {
 
   it('after a failure the conversation goes on, and the failed answer is not sent as history', async () => {
     const agent = await enhancedAgent({ system_prompt: 'S' });
+    const first = await chat({ agent_token: agent.agent_token, message: 'one' });
+    expect(first.status).toBe(200);
     answer = () => ({ status: 500, body: { error: { message: 'down' } } });
-    const failed = await chat({ agent_token: agent.agent_token, message: 'one' });
+    const failed = await chat({ agent_token: agent.agent_token, message: 'two', session_id: first.body.session_id });
     expect(failed.status).toBe(502);
     answer = echo;
     const ok = await chat({
       agent_token: agent.agent_token,
-      message: 'two',
+      message: 'three',
       session_id: failed.body.error.details.session_id,
     });
     expect(ok.status).toBe(200);
-    expect(ok.body.response).toBe('echo: two');
+    expect(ok.body.response).toBe('echo: three');
+    // History is the last two earlier messages here (PARLEY_LLM_HISTORY_MESSAGES): 'two' without its failed answer.
     expect(completions().at(-1)!.messages).toEqual([
       { role: 'system', content: 'S' },
-      { role: 'user', content: 'one' },
       { role: 'user', content: 'two' },
+      { role: 'user', content: 'three' },
     ]);
   });
 });

@@ -176,9 +176,11 @@ describe('webhook failures → 502 upstream_error with an error record', () => {
     expect(listed.body.data.map((e: { id: string }) => e.id)).toEqual([errorId]);
 
     // The failed turn is kept in the conversation (the user's message and a failed answer) and
-    // does not count as an answered turn; the session stays open for the next message.
+    // does not count as an answered turn. Nothing was answered in the session, so it failed: it
+    // has ended (`error`) and is not counted live.
     const session = await p.request('GET', `/admin/v1/sessions/${sessionId}`);
-    expect(session.body).toMatchObject({ status: 'active', turns: 0, user_id: 'u-9' });
+    expect(session.body).toMatchObject({ status: 'ended', end_reason: 'error', turns: 0, user_id: 'u-9' });
+    expect((await p.request('GET', '/admin/v1/sessions/stats/overview')).body).toMatchObject({ active: 0, ended: 1 });
     const conversation = await p.request('GET', `/admin/v1/conversations/${session.body.conversation_id}`);
     expect(conversation.body.messages.map((m: { role: string; status: string }) => [m.role, m.status])).toEqual([
       ['user', 'complete'],
@@ -188,10 +190,31 @@ describe('webhook failures → 502 upstream_error with an error record', () => {
 
     await repair();
     webhook.respond = () => ({ body: { response: 'back again' } });
+    const again = await chat({ agent_token: agent.agent_token, message: 'and now?', session_id: sessionId });
+    expect(again.status).toBe(409);
+    expect(again.body.error.code).toBe('session_ended');
+    const next = await chat({ agent_token: agent.agent_token, message: 'and now?' });
+    expect(next.status).toBe(200);
+    expect(next.body.response).toBe('back again');
+    expect(next.body.session_id).not.toBe(sessionId);
+  }
+
+  it('a failure after an answered turn leaves the session open, and the next message goes on in it', async () => {
+    const agent = await passthroughAgent();
+    const first = await chat({ agent_token: agent.agent_token, message: 'hello' });
+    expect(first.status).toBe(200);
+    const sessionId = first.body.session_id as string;
+    webhook.respond = () => ({ status: 500, body: {} });
+    const failed = await chat({ agent_token: agent.agent_token, message: 'and this?', session_id: sessionId });
+    expect(failed.status).toBe(502);
+    expect(failed.body.error.details.session_id).toBe(sessionId);
+    const session = await p.request('GET', `/admin/v1/sessions/${sessionId}`);
+    expect(session.body).toMatchObject({ status: 'active', end_reason: null, turns: 1 });
+    webhook.respond = () => ({ body: { response: 'back again' } });
     const next = await chat({ agent_token: agent.agent_token, message: 'and now?', session_id: sessionId });
     expect(next.status).toBe(200);
     expect(next.body).toMatchObject({ session_id: sessionId, response: 'back again' });
-  }
+  });
 
   it('non-2xx status', async () => {
     webhook.respond = () => ({ status: 500, body: { response: 'this text must not be used' } });

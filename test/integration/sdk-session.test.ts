@@ -55,7 +55,10 @@ describe('with LiveKit configured', () => {
     const agent = await createAgent(p);
     const res = await openSession({ agent_token: agent.agent_token, user_id: 'caller-7' });
     expect(res.status).toBe(201);
-    expect(Object.keys(res.body).sort()).toEqual(['connection_token', 'connection_url', 'session_id']);
+    expect(Object.keys(res.body).sort()).toEqual(['connection_token', 'connection_url', 'session_id', 'warnings']);
+    // The same strings as the agent's own answers (an agent that can serve here: none).
+    const read = await p.request('GET', `/admin/v1/agents/${agent.id}`);
+    expect(res.body.warnings).toEqual(read.body.warnings);
     const {
       session_id: sessionId,
       connection_token: token,

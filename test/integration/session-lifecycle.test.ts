@@ -6,6 +6,7 @@ import { HttpReceiver } from '../support/http-receiver.js';
 import { startParley, testAdminKey, type TestParley } from '../support/parley.js';
 import { freePort, TestRedis } from '../support/redis-server.js';
 import { VoiceClient } from '../support/voice-client.js';
+import { testModelsDir } from '../support/test-models.js';
 
 /**
  * Voice sessions nobody runs end, whatever happened to the process that created or ran them:
@@ -118,8 +119,11 @@ describe('connect window', () => {
       { what: 'the session ended', timeoutMs: 15_000 },
     );
     expect(ended.body.end_reason).toBe('never_connected');
+    expect(ended.body.duration_ms).toBeNull(); // it never ran
     await events.until(() => sessionEnds(grant.session_id).length === 1, 15_000);
-    expect(sessionEnds(grant.session_id)).toEqual([expect.objectContaining({ reason: 'never_connected' })]);
+    expect(sessionEnds(grant.session_id)).toEqual([
+      expect.objectContaining({ reason: 'never_connected', duration_ms: null }),
+    ]);
 
     // The token is still valid, but the session is over.
     const late = await connect(on(p, grant.connection_url), grant.connection_token);
@@ -202,7 +206,7 @@ describe('owner lost', () => {
         PORT: String(port),
         REDIS_URL: redis.url,
         PARLEY_ADMIN_API_KEY: testAdminKey,
-        MODELS_DIR: process.env['MODELS_DIR'] ?? '../shared/models',
+        MODELS_DIR: await testModelsDir(),
         // One process, killed whole (test/integration/cluster.test.ts kills one worker of several).
         PARLEY_WORKERS: '1',
       },

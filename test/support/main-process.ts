@@ -3,10 +3,12 @@ import { readFileSync } from 'node:fs';
 import { projectRoot } from '../../src/project-root.js';
 import { testAdminKey } from './parley.js';
 import { freePort, type TestRedis } from './redis-server.js';
+import { testModelsDir } from './test-models.js';
 
 /**
  * The real entry point (src/main.ts through tsx) in a child process, as `npm start` runs it, with
- * a clean Parley environment plus the test's variables; its JSON log lines parsed as they come.
+ * a clean Parley environment plus the test's variables; its JSON log lines parsed as they come
+ * (stdout is a pipe, so PARLEY_LOG_FORMAT's default `auto` logs JSON).
  */
 
 export const bootTimeoutMs = 30_000;
@@ -80,7 +82,7 @@ export async function startParleyProcess(redis: TestRedis, env: Record<string, s
     PORT: String(port),
     PARLEY_ADMIN_API_KEY: testAdminKey,
     REDIS_URL: redis.url,
-    MODELS_DIR: process.env['MODELS_DIR'] ?? '../shared/models',
+    MODELS_DIR: await testModelsDir(),
     ...env,
   });
   const output = () => `${p.stdout()}${p.stderr()}`;

@@ -2,6 +2,7 @@ import { adminClient, type AdminClient } from './admin-client.js';
 import { bootTimeoutMs, isAlive, startMain, waitForLog, waitGone, type MainProcess } from './main-process.js';
 import { testAdminKey } from './parley.js';
 import { freePort, type TestRedis } from './redis-server.js';
+import { testModelsDir } from './test-models.js';
 
 /** One Parley server (src/main.ts in a child process) of a multi-node test, on its own port. */
 export interface ParleyNode extends AdminClient {
@@ -27,7 +28,7 @@ export async function startNodes(redis: TestRedis, count: number, env: Record<st
         PORT: String(port),
         PARLEY_ADMIN_API_KEY: testAdminKey,
         REDIS_URL: redis.url,
-        MODELS_DIR: process.env['MODELS_DIR'] ?? '../shared/models',
+        MODELS_DIR: await testModelsDir(),
         ...env,
       });
       await waitForLog(main, /Parley listening on/, bootTimeoutMs * 2);

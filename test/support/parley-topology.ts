@@ -3,6 +3,7 @@ import { loadConfig } from '../../src/config.js';
 import { openParley, type OpenParleyOptions } from '../../src/parley.js';
 import { adminClient } from './admin-client.js';
 import { testAdminKey, type TestParley } from './parley.js';
+import { testModelsDir } from './test-models.js';
 
 /**
  * A real Parley (in this process, on a random port) on the Redis its env names: REDIS_SENTINELS
@@ -12,7 +13,7 @@ export async function startParleyOn(env: Record<string, string>, options: OpenPa
   const config = loadConfig({
     NODE_ENV: 'test',
     PARLEY_LOG_LEVEL: 'silent',
-    MODELS_DIR: process.env['MODELS_DIR'] ?? '../shared/models',
+    MODELS_DIR: await testModelsDir(),
     PARLEY_ADMIN_API_KEY: testAdminKey,
     ...env,
   });

@@ -4,6 +4,7 @@ import { loadConfig } from '../../src/config.js';
 import { openParley, type OpenParleyOptions, type Parley } from '../../src/parley.js';
 import { adminClient, type AdminClient } from './admin-client.js';
 import { TestRedis } from './redis-server.js';
+import { testModelsDir } from './test-models.js';
 
 export type { RequestOptions, TestResponse } from './admin-client.js';
 
@@ -24,7 +25,7 @@ export async function startParley(
   const config = loadConfig({
     NODE_ENV: 'test',
     PARLEY_LOG_LEVEL: 'silent',
-    MODELS_DIR: process.env['MODELS_DIR'] ?? '../shared/models',
+    MODELS_DIR: await testModelsDir(),
     ...env,
     REDIS_URL: redis.url,
     PARLEY_ADMIN_API_KEY: env['PARLEY_ADMIN_API_KEY'] ?? testAdminKey,

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import type { Config } from '../../src/config.js';
 import { providers as catalog } from '../../src/records/provider-catalog.js';
+import { createLogger } from '../../src/logger.js';
 import { builtInOrder, chooseBuiltIn } from '../../src/providers/built-in/built-in-preset.js';
+import { logCapabilities } from '../../src/providers/built-in/capability-log.js';
 import { Usability } from '../../src/providers/built-in/usability.js';
 import type { ProviderAvailability } from '../../src/providers/registry.js';
 
@@ -89,5 +92,63 @@ describe('usability of a preset section', () => {
       'espeak: voice fr is not installed (installed: en-us, de)',
     );
     expect(usability.problem('tts', { provider: 'espeak', model: 'espeak-ng', voice: 'de' })).toBeNull();
+  });
+});
+
+describe('the start-up lines', () => {
+  const localEmbeddings = { provider: 'local', model: 'Xenova/all-MiniLM-L6-v2' } as Config['rag']['embedding'];
+
+  /** The JSON lines logCapabilities writes at `debug`, as {level, msg, fields}. */
+  function lines(usability: Usability, embedding = localEmbeddings) {
+    const written: string[] = [];
+    const logger = createLogger('debug', 'json', { write: (t: string) => written.push(t) });
+    logCapabilities(logger, chooseBuiltIn(usability), usability, embedding);
+    return written.map((l) => JSON.parse(l) as Record<string, unknown>);
+  }
+  const said = (usability: Usability, embedding = localEmbeddings) =>
+    lines(usability, embedding)
+      .filter((l) => l['level'] !== 20)
+      .map((l) => l['msg']);
+
+  it('name what is used, one short line per capability', () => {
+    const all = box('stt:local-whisper', 'llm:local-llama', 'tts:flite', 'embeddings:local');
+    expect(said(all)).toEqual([
+      'stt: local-whisper (Xenova/whisper-tiny.en) for the built-in preset',
+      'llm: local-llama (Qwen/Qwen2.5-0.5B-Instruct-GGUF) for the built-in preset',
+      'tts: flite (flite) for the built-in preset',
+      'embeddings: local (Xenova/all-MiniLM-L6-v2) for RAG',
+    ]);
+    expect(lines(all)[1]).toMatchObject({ level: 30, capability: 'llm', provider: 'local-llama' });
+  });
+
+  it('say what cannot work and the fixes of the first two providers in the order, naming no provider as used', () => {
+    const bare = box();
+    expect(said(bare)).toEqual([
+      'stt: nothing usable (voice sessions cannot hear); fix: npm run models, or set OPENAI_API_KEY or OPENAI_BASE_URL',
+      'llm: nothing usable (enhanced mode cannot answer); fix: set OPENAI_API_KEY or OPENAI_BASE_URL, or npm run models',
+      'tts: nothing usable (voice sessions cannot speak); fix: npm run models, or set OPENAI_API_KEY or OPENAI_BASE_URL',
+      'embeddings: not usable (RAG searches documents by their words only); fix: npm run models',
+    ]);
+    const warnings = lines(bare).filter((l) => l['level'] === 40);
+    expect(warnings).toHaveLength(4);
+    for (const l of warnings) {
+      expect(Object.keys(l).sort()).toEqual(['capability', 'level', 'msg', 'service', 'time']);
+      expect((l['msg'] as string).length).toBeLessThanOrEqual(120);
+    }
+    // Each capability's full reason is there at debug level.
+    expect(lines(bare).find((l) => l['level'] === 20 && l['capability'] === 'llm')!['problem']).toContain(
+      'local-llama: local-llama is missing (fix it)',
+    );
+  });
+
+  it("name the deployment's embedding fix: the key for openai, placing a model the catalog does not know", () => {
+    const openai = { provider: 'openai', model: 'text-embedding-3-small' } as Config['rag']['embedding'];
+    expect(said(box(), openai).at(-1)).toBe(
+      'embeddings: not usable (RAG searches documents by their words only); fix: set OPENAI_API_KEY or OPENAI_BASE_URL',
+    );
+    const own = { provider: 'local', model: 'minilm-l6-random' } as Config['rag']['embedding'];
+    expect(said(box('embeddings:local'), own).at(-1)).toBe(
+      'embeddings: not usable (RAG searches documents by their words only); fix: put minilm-l6-random in MODELS_DIR',
+    );
   });
 });

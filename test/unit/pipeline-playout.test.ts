@@ -42,19 +42,19 @@ describe('playout pacing', () => {
     ]);
   });
 
-  it('plays sentences back to back and tells when each one starts', () => {
+  it('plays sentences back to back and tells when each one starts; the last frame is padded to a whole frame', () => {
     const { sent, events } = play((cold) => cold('a 99ms b|', { a: chunk(0, 40), b: chunk(1, 30) }));
     expect(sent).toEqual([
       [0, 20],
       [0, 20],
       [100, 20],
-      [100, 10],
+      [100, 20],
     ]);
     expect(events).toEqual([
       [0, { type: 'sentence_audio', sentence: 0 }],
       [100, { type: 'sentence_audio', sentence: 1 }],
-      [130, { type: 'drained', samples: 70 }],
-      [130, 'complete'],
+      [140, { type: 'drained', samples: 80 }],
+      [140, 'complete'],
     ]);
   });
 
@@ -99,13 +99,14 @@ describe('playout into a sink that cannot pause (dropQueued)', () => {
     // By 50 ms, 120 ms had been sent (0–119) and 50 played: the sink's 70 ms are dropped once…
     expect(drops).toBe(1);
     expect(frames.filter(([t]) => t < 50).map(([, first]) => first)).toEqual([0, 20, 40, 60, 80, 100]);
-    // …and sent again from sample 50 when playback resumes at 150 (the first frame is the 10 ms
-    // tail of the frame that was playing), then the rest, paced as before.
-    expect(frames.filter(([t]) => t >= 150).map(([, first]) => first)).toEqual([50, 60, 80, 100, 120, 140, 160, 180]);
+    // …and sent again from sample 50 when playback resumes at 150, in whole frames (the 10 ms
+    // tail of the frame that was playing joined with the next), then the rest, paced as before;
+    // the last 10 ms go out padded with 10 ms of silence.
+    expect(frames.filter(([t]) => t >= 150).map(([, first]) => first)).toEqual([50, 70, 90, 110, 130, 150, 170, 190]);
     expect(events).toEqual([
       [0, { type: 'sentence_audio', sentence: 0 }],
-      [300, { type: 'drained', samples: 200 }],
-      [300, 'complete'],
+      [310, { type: 'drained', samples: 210 }],
+      [310, 'complete'],
     ]);
   });
 });

@@ -140,18 +140,18 @@ describe('reply graph (marbles)', () => {
   });
 
   it('a failing stage ends the reply with `failed` (silence), unsubscribing the rest', () => {
-    const sttDown = new StageFailure('transcribe', 'openai: HTTP 503', 'err_1');
+    const sttDown = new StageFailure('transcribe', 'openai: HTTP 503', { id: 'err_1', type: 'stt_error' });
     const stt = run({ kind: 'audio', audio: audio(10) }, (cold) => ({
       transcribe: () => cold('--#', undefined, sttDown),
       answer: () => cold('a|', { a: 'x' }),
       synthesize: () => cold('s|', { s: audio(20) }),
     }));
     expect(stt.events).toEqual([
-      [2, { type: 'failed', stage: 'transcribe', message: 'openai: HTTP 503', errorId: 'err_1' }],
+      [2, { type: 'failed', stage: 'transcribe', message: 'openai: HTTP 503', errorId: 'err_1', reason: 'stt_error' }],
       [2, 'complete'],
     ]);
 
-    const ttsDown = new StageFailure('synthesize', 'espeak: exited 1', null);
+    const ttsDown = new StageFailure('synthesize', 'espeak: exited 1', { id: null, type: 'tts_error' });
     const tts = run({ kind: 'text', text: 'hi' }, (cold) => ({
       transcribe: () => cold('#'),
       answer: () => cold('a|', { a: 'One. Two. Three.' }),

@@ -66,7 +66,7 @@ describe('the playout tap (what a recording hears)', () => {
     const told = tapOf('f 29ms t 99ms f', null, true);
     expect(told.filter(([, what]) => what !== 'frame')).toEqual([
       [30, 'cut'],
-      [300, 'cut'],
+      [310, 'cut'], // resent from sample 30 (mid-frame): the last frame is padded with 10 ms of silence
     ]);
     expect(told.find(([t, what]) => t >= 130 && what === 'frame')).toEqual([130, 'frame', 30, 0]);
   });

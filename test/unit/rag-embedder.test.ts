@@ -2,8 +2,9 @@ import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmbeddingPool } from '../../src/rag/embedding/embedding-pool.js';
 import { LocalEmbedder } from '../../src/rag/embedding/local-embedder.js';
+import { testModelsDir } from '../support/test-models.js';
 
-const modelsDir = resolve(process.env['MODELS_DIR'] ?? '../shared/models');
+const modelsDir = resolve(await testModelsDir());
 const texts = [
   'The lighthouse keeper trimmed the lamp wick every evening.',
   'Sourdough needs a lively starter and a long, cool proof.',

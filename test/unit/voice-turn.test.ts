@@ -1,139 +1,13 @@
-import { asyncScheduler, BehaviorSubject, type Observable, type Subscription } from 'rxjs';
-import { TestScheduler } from 'rxjs/testing';
+import { asyncScheduler, config as rxjsConfig } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { createActor, fromEventObservable } from 'xstate';
-import {
-  sessionMachine,
-  type AudioCheckInput,
-  type ReplyInput,
-  type SessionEvent,
-  type SessionMachineInput,
-} from '../../machines/session.machine.js';
-import { createLogger } from '../../src/logger.js';
-import { playout } from '../../src/pipeline/reply/playout.js';
+import type { SessionEvent } from '../../machines/session.machine.js';
 import { StageFailure } from '../../src/pipeline/reply/stage-failure.js';
-import type { ReplyStages } from '../../src/pipeline/reply/reply.js';
-import type { StoredAgent } from '../../src/records/agent.js';
-import type { Message } from '../../src/records/conversation.js';
-import type { Session } from '../../src/records/session.js';
-import type { ServerEvent } from '../../src/sessions/transport/messages.js';
-import { SessionWrites } from '../../src/recording/session-writes.js';
-import { overheardEvents } from '../../src/sessions/voice-checks.js';
-import { turnEvents, type TurnGraph } from '../../src/sessions/voice-turn.js';
-import type { AgentTurn, PlayedTurn, TurnRecorder } from '../../src/recording/turn-recorder.js';
+import { audioBetween, converse, speech, speechEnd, text, types, type Cold } from '../support/turn-bed.js';
 
 /**
- * The session machine deciding barge-in over a real reply graph, all in virtual time: the
- * machine's timers run on the TestScheduler, `cold()` marbles stand in for the user, the answer
- * and TTS. What the client is sent and what is recorded are checked, not the graph's insides.
+ * The session machine deciding barge-in over a real reply graph, all in virtual time
+ * (test/support/turn-bed.ts): what the client is sent and what is recorded.
  */
-const input: SessionMachineInput = {
-  greeting: null,
-  interruptionsEnabled: true,
-  interruptionMinSpeechMs: 300,
-  idleTimeoutMs: 60_000,
-  maxDurationMs: 600_000,
-  turnTaking: {
-    smart: false,
-    waits: { punctuationMs: 300, numberMs: 1_200, maxMs: 1_500, defaultMs: 1_000 },
-    smartTurnThreshold: 0.5,
-    backchannelWords: ['okay', 'uh-huh', 'mm-hmm', 'yeah', 'right'],
-    stopWords: ['stop', 'wait'],
-  },
-};
-const agent = { id: 'agt_1', mode: 'passthrough', preemptive_silence_ms: 200 } as StoredAgent;
-const session = { id: 'ses_1', conversation_id: 'cnv_1' } as Session;
-
-type Cold = TestScheduler['createColdObservable'];
-type Sent = [number, ServerEvent | 'audio'];
-
-/** Wires the machine to the graphs the way VoiceSession does, on the TestScheduler's clock. */
-async function converse(
-  user: (cold: Cold) => Observable<SessionEvent>,
-  stages: (cold: Cold) => ReplyStages,
-  options: { smart?: boolean; mode?: StoredAgent['mode'] } = {},
-): Promise<{ sent: Sent[]; recorded: [string, unknown][] }> {
-  const ts = new TestScheduler((a, b) => expect(a).toEqual(b));
-  const sent: Sent[] = [];
-  const recorded: [string, unknown][] = [];
-  const recorder: TurnRecorder = {
-    user: async (_s, turn) => void recorded.push(['user', turn.text]),
-    answered: async (_a, _s, turn: AgentTurn) => {
-      recorded.push(['answered', { status: turn.status, text: turn.text, source: turn.source }]);
-      return { id: `msg_${turn.turn}` } as Message;
-    },
-    played: async (_a, _s, id, played: PlayedTurn) =>
-      void recorded.push(['played', { id, interrupted: played.interrupted, spoken: played.spokenText }]),
-    toolCalled: async () => ({ id: 'msg_tool' }) as Message,
-    ended: async () => null,
-  };
-  ts.run(({ cold, flush }) => {
-    const c = cold as unknown as Cold;
-    const confirmations = new BehaviorSubject(0);
-    const paused$ = new BehaviorSubject(false);
-    const send = (e: ServerEvent) => sent.push([ts.now(), e]);
-    const graph: TurnGraph = {
-      transport: { send, outputSampleRate: 1000 },
-      recorder,
-      records: new SessionWrites({ logger: createLogger('silent') }),
-      agent: { ...agent, mode: options.mode ?? agent.mode },
-      session,
-      now: () => ts.now(),
-      stages: stages(c),
-      speak: playout(() => sent.push([ts.now(), 'audio']), { sampleRate: 1000, frameMs: 20, leadMs: 60, paused$ }),
-      confirmations,
-    };
-    const machine = sessionMachine.provide({
-      actors: {
-        listen: fromEventObservable<SessionEvent, void>(() => user(c)),
-        reply: fromEventObservable<SessionEvent, ReplyInput>(({ input: i }) =>
-          turnEvents(graph, i.turn, i.input, i.confirmed),
-        ),
-        overhear: fromEventObservable<SessionEvent, AudioCheckInput>(({ input: i }) =>
-          overheardEvents(graph.stages, i.audio),
-        ),
-      },
-    });
-    const clock = {
-      setTimeout: (fn: () => void, ms: number) => asyncScheduler.schedule(fn, ms),
-      clearTimeout: (s: Subscription) => s.unsubscribe(),
-    };
-    const turnTaking = { ...input.turnTaking, smart: options.smart ?? false };
-    const actor = createActor(machine, { input: { ...input, turnTaking }, clock });
-    actor.on('turn_started', ({ turn }) => {
-      paused$.next(false);
-      confirmations.next(turn);
-    });
-    actor.on('playback_paused', ({ turn }) => {
-      paused$.next(true);
-      send({ type: 'playback_paused', turn });
-    });
-    actor.on('playback_resumed', ({ turn }) => {
-      send({ type: 'playback_resumed', turn });
-      paused$.next(false);
-    });
-    actor.on('interrupted', ({ turn }) => send({ type: 'interrupted', turn }));
-    actor.start();
-    flush();
-    actor.stop();
-  });
-  await new Promise((r) => setTimeout(r, 10)); // the record writes (real promises)
-  return { sent, recorded };
-}
-
-const text = (t: string): SessionEvent => ({ type: 'TEXT', text: t, receivedAt: 0 });
-const speech = (): SessionEvent => ({ type: 'SPEECH_START' });
-const speechEnd = (): Extract<SessionEvent, { type: 'SPEECH_END' }> => ({
-  type: 'SPEECH_END',
-  audio: new Int16Array(160),
-  startMs: 0,
-  durationMs: 10,
-  speechEndedAt: 0,
-  decidedAt: 0,
-});
-const types = (sent: Sent[]) => sent.filter(([, e]) => e !== 'audio').map(([t, e]) => [t, (e as ServerEvent).type]);
-const audioBetween = (sent: Sent[], from: number, to: number) =>
-  sent.filter(([t, e]) => e === 'audio' && t > from && t < to).length;
 
 describe('barge-in: playback pauses at the onset, the words decide', () => {
   /** 'hi' answered with three sentences of 200 ms each; the user talks at 50 until 400. */
@@ -309,7 +183,8 @@ describe('smart endpointing: a transcription that fails on a tentative turn', ()
     const { sent, recorded } = await converse(
       (cold) => cold('a 999ms b', { a: speechEnd(), b: text('hello') }),
       (cold) => ({
-        transcribe: () => cold('50ms #', {}, new StageFailure('transcribe', 'STT is down', 'err_1')),
+        transcribe: () =>
+          cold('50ms #', {}, new StageFailure('transcribe', 'STT is down', { id: 'err_1', type: 'stt_error' })),
         answer: () => cold('a|', { a: 'Hi.' }),
         synthesize: () => cold('s|', { s: new Int16Array(100) }),
       }),
@@ -325,5 +200,39 @@ describe('smart endpointing: a transcription that fails on a tentative turn', ()
       [1_101, 'audio_end'],
     ]);
     expect(recorded.map(([kind]) => kind)).toEqual(['answered', 'user', 'answered', 'played']);
+  });
+});
+
+describe('a stage that fails while its turn speaks', () => {
+  it('fails that turn alone: turn_failed, nothing thrown out of the graph, and the next turn is answered', async () => {
+    const escaped: unknown[] = [];
+    const before = rxjsConfig.onUnhandledError;
+    rxjsConfig.onUnhandledError = (err) => escaped.push(err);
+    try {
+      let calls = 0;
+      const { sent } = await converse(
+        (cold) => cold('a 999ms b', { a: text('first'), b: text('second') }),
+        (cold) => ({
+          transcribe: () => cold('|'),
+          answer: () => cold('a|', { a: 'One. Two.' }),
+          // the first sentence's speech fails part-way through (a TTS that cuts its body)
+          synthesize: () =>
+            ++calls === 1
+              ? cold(
+                  's 20ms #',
+                  { s: new Int16Array(40) },
+                  new StageFailure('synthesize', 'TTS cut', { id: 'err_1', type: 'tts_error' }),
+                )
+              : cold('s|', { s: new Int16Array(100) }),
+        }),
+      );
+      await new Promise((r) => setTimeout(r, 20)); // RxJS reports an unhandled error from a timer
+      expect(escaped).toEqual([]);
+      const kinds = types(sent).map(([, type]) => type);
+      expect(kinds.filter((k) => k === 'error')).toHaveLength(1);
+      expect(kinds.slice(kinds.indexOf('error'))).toContain('audio_end');
+    } finally {
+      rxjsConfig.onUnhandledError = before;
+    }
   });
 });

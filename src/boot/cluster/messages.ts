@@ -12,6 +12,8 @@ export interface BootMessage {
   slot: number;
   adminApiKey: string;
   redisUrl: string;
+  /** Whether this worker logs what the server uses at start: the first worker of slot 1 only, so a server says it once. */
+  reportsStartup: boolean;
 }
 
 /** Worker → primary: ready for its boot message (its listener is attached; earlier ones would be lost). */

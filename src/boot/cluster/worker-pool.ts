@@ -110,7 +110,8 @@ export class WorkerPool {
     const slot = this.slotOf(worker);
     if (slot === undefined) return;
     if (parleyMessage<ToPrimary, 'boot-request'>(message, 'boot-request') !== undefined) {
-      this.send(worker, { parley: 'boot', slot: slot.slot, ...this.options.boot });
+      const reportsStartup = slot.slot === 1 && !this.booted;
+      this.send(worker, { parley: 'boot', slot: slot.slot, reportsStartup, ...this.options.boot });
       return;
     }
     const ready = parleyMessage<ToPrimary, 'ready'>(message, 'ready');

@@ -10,9 +10,15 @@ export function settingControl(
   p: PropertyInfo,
   value: string | boolean,
   set: (name: string, value: string | boolean) => void,
-  o: { id: string; describedBy: string | undefined; invalid: boolean; presets: Preset[] },
+  o: { id: string; describedBy: string | undefined; invalid: boolean; presets: Preset[]; form: string },
 ): JSX.Element {
-  const common = { id: o.id, name: p.name, 'aria-describedby': o.describedBy, 'aria-invalid': o.invalid || undefined };
+  const common = {
+    id: o.id,
+    name: p.name,
+    form: o.form,
+    'aria-describedby': o.describedBy,
+    'aria-invalid': o.invalid || undefined,
+  };
   if (p.name === 'preset_id') {
     return (
       <select {...common} value={String(value)} onChange={(e) => set(p.name, e.currentTarget.value)}>

@@ -25,59 +25,6 @@ export function label(name: string): string {
 
 export type Values = Record<string, string | boolean>;
 
-/** Settings grouped the way operators think of them; a setting the schema adds later lands in "Other". */
-const groups: [string, string[]][] = [
-  [
-    'General',
-    [
-      'name',
-      'description',
-      'mode',
-      'preset_id',
-      'system_prompt',
-      'greeting',
-      'language',
-      'expected_phrases',
-      'rag_enabled',
-    ],
-  ],
-  ['Webhook and events', ['webhook_url', 'webhook_api_key', 'webhook_timeout_ms', 'events_url']],
-  [
-    'Turn-taking (voice)',
-    [
-      'vad_threshold',
-      'min_silence_ms',
-      'prefix_padding_ms',
-      'max_utterance_ms',
-      'interruptions_enabled',
-      'interruption_min_speech_ms',
-      'endpointing_mode',
-      'transcription_silence_ms',
-      'preemptive_silence_ms',
-      'endpointing_punctuation_ms',
-      'endpointing_number_ms',
-      'endpointing_max_ms',
-      'endpointing_default_ms',
-      'smart_turn_threshold',
-      'backchannel_words',
-      'stop_words',
-    ],
-  ],
-  ['Session limits (voice)', ['idle_timeout_ms', 'max_duration_ms']],
-  ['Recording (voice)', ['recording', 'recording_retention_days']],
-  ['Actions and analysis', ['tools', 'end_call_enabled', 'transfer_enabled', 'transfer_to', 'analysis']],
-];
-
-export function grouped(fields: PropertyInfo[]): [string, PropertyInfo[]][] {
-  const known = new Set(groups.flatMap(([, names]) => names));
-  const result = groups.map(([group, names]): [string, PropertyInfo[]] => [
-    group,
-    names.flatMap((n) => fields.filter((f) => f.name === n)),
-  ]);
-  result.push(['Other', fields.filter((f) => !known.has(f.name))]);
-  return result.filter(([, inGroup]) => inGroup.length > 0);
-}
-
 /** A list of words or phrases as the form edits it: one a line. */
 export function listText(v: unknown): string {
   return Array.isArray(v) ? v.map(String).join('\n') : '';

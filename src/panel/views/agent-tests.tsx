@@ -54,9 +54,9 @@ export function AgentTests({ agentId }: { agentId: string }): JSX.Element {
     }
   };
   const list = cases.data?.data ?? [];
+  // Inside the agent page's Tests section, which holds the heading.
   return (
-    <section>
-      <h2>Tests</h2>
+    <>
       <p class="help">
         Scripted callers played as speech through the voice path; each run is a real session per case (marked
         <code> agent_test_run_id</code>). From CI: <code>npm run agent-test -- &lt;agent&gt;</code>.
@@ -105,7 +105,7 @@ export function AgentTests({ agentId }: { agentId: string }): JSX.Element {
         <RunView key={r.id} run={r} />
       ))}
       {runs.more}
-    </section>
+    </>
   );
 }
 

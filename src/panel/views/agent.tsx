@@ -1,28 +1,29 @@
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import { api } from '../api/client.js';
-import type { Agent, AgentStats, SavedAgent } from '../api/types.js';
+import type { Agent, SavedAgent } from '../api/types.js';
 import { Link, navigate, base } from '../router.js';
 import { Talk } from '../talk/talk.js';
-import { ConfirmButton, CopyButton, PageTitle } from '../ui/controls.js';
-import { ms, when } from '../ui/format.js';
-import { ErrorNote, Loading, Success } from '../ui/status.js';
+import { ConfirmButton, PageTitle } from '../ui/controls.js';
+import { when } from '../ui/format.js';
+import { ErrorNote, Loading } from '../ui/status.js';
 import { forgetNames, PresetName } from '../ui/names.js';
 import { useApi } from '../ui/use-api.js';
-import { AgentSettings } from './agent-settings.js';
-import { AgentTests } from './agent-tests.js';
-import { Documents } from './documents.js';
+import { AgentSections } from './agent-page.js';
+import { useSettingsSchema } from './agent-settings.js';
 import { AgentReadinessFacts, SaveWarnings, takeWarnings } from './readiness.js';
 
-/** One agent: talk to it, its token, statistics, settings, documents; delete. */
+/** One agent: talk to it, its readiness, delete it; then its sections (agent-page.tsx). */
 export function AgentView({ id }: { id: string }): JSX.Element {
   const agent = useApi<Agent>(`/admin/v1/agents/${id}`);
   const [current, setCurrent] = useState<Agent | undefined>(undefined);
   const [actionError, setActionError] = useState<unknown>(undefined);
   const [talking, setTalking] = useState(false);
   const [createdWarnings] = useState(() => takeWarnings(id));
+  const schema = useSettingsSchema();
   const a = current ?? agent.data;
-  if (a === undefined) {
+  // One load: the page shows once the agent and its settings form are both in.
+  if (a === undefined || (schema.props === undefined && schema.error === undefined)) {
     return (
       <>
         <PageTitle>Agent</PageTitle>
@@ -72,93 +73,16 @@ export function AgentView({ id }: { id: string }): JSX.Element {
         </div>
       )}
       <AgentReadinessFacts readiness={a.readiness} />
-      <Token agent={a} onChange={setCurrent} />
-      <Stats id={a.id} />
-      <Documents agentId={a.id} ragEnabled={a.rag_enabled} />
-      <AgentTests agentId={a.id} />
-      <AgentSettings
+      <AgentSections
         agent={a}
+        fields={schema.props ?? []}
+        schemaError={schema.error}
+        onChange={setCurrent}
         onSaved={(saved: SavedAgent) => {
           forgetNames('agents');
           setCurrent(saved);
         }}
       />
     </>
-  );
-}
-
-function Token({ agent, onChange }: { agent: Agent; onChange: (a: Agent) => void }): JSX.Element {
-  const [shown, setShown] = useState(false);
-  const [error, setError] = useState<unknown>(undefined);
-  const [done, setDone] = useState(false);
-  const regenerate = async () => {
-    setError(undefined);
-    try {
-      onChange(await api<Agent>(`/admin/v1/agents/${agent.id}/regenerate-token`, { method: 'POST' }));
-      setShown(true);
-      setDone(true);
-    } catch (err) {
-      setError(err);
-    }
-  };
-  return (
-    <section>
-      <h2>Agent token</h2>
-      <p class="help">The SDK sends it as agent_token. Regenerating revokes the old token at once.</p>
-      <div class="row">
-        <code class="token" aria-label="Agent token">
-          {shown ? agent.agent_token : `${agent.agent_token.slice(0, 8)}${'•'.repeat(16)}`}
-        </code>
-        <button type="button" aria-pressed={shown} onClick={() => setShown(!shown)}>
-          {shown ? 'Hide' : 'Show'}
-        </button>
-        <CopyButton text={agent.agent_token} label="Copy token" />
-        <ConfirmButton
-          label="Regenerate token"
-          question="Issue a new token? Clients using the old one stop working at once."
-          confirmLabel="Regenerate"
-          onConfirm={regenerate}
-        />
-      </div>
-      {done && <Success>A new token was issued; the old one no longer works.</Success>}
-      {error !== undefined && <ErrorNote error={error} />}
-    </section>
-  );
-}
-
-function Stats({ id }: { id: string }): JSX.Element {
-  const stats = useApi<AgentStats>(`/admin/v1/agents/${id}/stats`);
-  const s = stats.data;
-  return (
-    <section>
-      <h2>Statistics</h2>
-      {stats.error !== undefined && <ErrorNote error={stats.error} />}
-      {s === undefined ? (
-        stats.loading && <Loading what="Loading statistics" />
-      ) : (
-        <dl class="facts">
-          <dt>Sessions</dt>
-          <dd>
-            {s.sessions.total} ({s.sessions.active} live; {s.sessions.chat} chat, {s.sessions.voice} voice)
-          </dd>
-          <dt>Answered turns</dt>
-          <dd>
-            {s.turns} ({s.interrupted_turns} interrupted)
-          </dd>
-          <dt>Messages</dt>
-          <dd>
-            {s.messages.user} from users, {s.messages.agent} from the agent
-          </dd>
-          <dt>Errors</dt>
-          <dd>
-            {s.errors.total} ({s.errors.open} open) <Link href={`/errors?agent_id=${id}`}>see errors</Link>
-          </dd>
-          <dt>Mean response time</dt>
-          <dd>{ms(s.avg_response_ms)}</dd>
-          <dt>Last active</dt>
-          <dd>{when(s.last_active_at)}</dd>
-        </dl>
-      )}
-    </section>
   );
 }

@@ -17,7 +17,8 @@ import { RecordingPlayer, seekSeconds, useRecording } from './recording-player.j
 export function ConversationView({ id }: { id: string }): JSX.Element {
   const conv = useApi<ConversationWithMessages>(`/admin/v1/conversations/${id}`);
   const c = conv.data;
-  const recording = useRecording(id);
+  // asked for only when the record says there is one: a call not recorded costs no request (and no 404)
+  const recording = useRecording(c !== undefined && c.recording !== null ? id : null);
   const audio = useRef<HTMLAudioElement>(null);
   const [playError, setPlayError] = useState<unknown>(undefined);
   const rec = recording.recording;

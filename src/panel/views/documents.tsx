@@ -37,7 +37,7 @@ export function Documents({ agentId, ragEnabled }: { agentId: string; ragEnabled
   };
   return (
     <section>
-      <h2>Documents</h2>
+      <h3>Documents</h3>
       {!ragEnabled && (
         <p class="help">RAG is off for this agent: documents are indexed but not used until “RAG enabled” is set.</p>
       )}
@@ -167,7 +167,7 @@ function Search({ path }: { path: string }): JSX.Element {
   };
   return (
     <div class="search">
-      <h3>Search the documents</h3>
+      <h4>Search the documents</h4>
       <form class="row" role="search" onSubmit={(e) => void submit(e)}>
         <Field label="Query">
           {({ id }) => <input id={id} type="search" required value={q} onInput={(e) => setQ(e.currentTarget.value)} />}

@@ -2,37 +2,30 @@ import type { JSX } from 'preact';
 import type { Agent, AgentReadiness, BuiltInChoice, Page, ProvidersHealth } from '../api/types.js';
 import { Link } from '../router.js';
 import { plural } from '../ui/format.js';
-import { Badge, ErrorNote, Loading } from '../ui/status.js';
-import type { Resource } from '../ui/use-api.js';
+import { Badge, ErrorNote } from '../ui/status.js';
+import { notReadyWords, readinessLines } from './readiness-lines.js';
+import type { Part } from './overview-data.js';
 
-const channels = [
-  ['voice', 'Voice'],
-  ['chat', 'Chat'],
-] as const;
-
-/** Voice and chat: ready, or the problems in the server's words. Nothing on a server without readiness. */
+/** Voice and chat: ready, or the problems in the server's words, each said once. Nothing on a server without readiness. */
 export function AgentReadinessFacts({ readiness }: { readiness: AgentReadiness | undefined }): JSX.Element | null {
   if (readiness === undefined) return null;
   return (
     <section aria-labelledby="readiness-title">
       <h2 id="readiness-title">Readiness</h2>
       <dl class="facts">
-        {channels.map(([key, name]) => {
-          const c = readiness[key];
-          return [
-            <dt key={`${key}-t`}>{name}</dt>,
-            <dd key={`${key}-d`} data-readiness={key}>
-              {c.ready ? <Badge kind="ok">ready</Badge> : <Badge kind="bad">not ready</Badge>}
-              {c.problems.length > 0 && (
-                <ul class="problems">
-                  {c.problems.map((p) => (
-                    <li key={p}>{p}</li>
-                  ))}
-                </ul>
-              )}
-            </dd>,
-          ];
-        })}
+        {readinessLines(readiness).map((line) => [
+          <dt key={`${line.label}-t`}>{line.label}</dt>,
+          <dd key={`${line.label}-d`} data-readiness={line.channels.join(' ')}>
+            {line.ready ? <Badge kind="ok">ready</Badge> : <Badge kind="bad">not ready</Badge>}
+            {line.problems.length > 0 && (
+              <ul class="problems">
+                {line.problems.map((p) => (
+                  <li key={p}>{p}</li>
+                ))}
+              </ul>
+            )}
+          </dd>,
+        ])}
       </dl>
     </section>
   );
@@ -89,8 +82,8 @@ function Choice({ choice }: { choice: BuiltInChoice }): JSX.Element {
  * use), providers an agent needs that fail, and the agents that cannot run voice or chat.
  */
 export function ReadinessOverview(props: {
-  providers: Resource<ProvidersHealth>;
-  agents: Resource<Page<Agent>>;
+  providers: Part<ProvidersHealth>;
+  agents: Part<Page<Agent>>;
 }): JSX.Element | null {
   const { providers, agents } = props;
   const builtIn = providers.data?.built_in;
@@ -110,7 +103,6 @@ export function ReadinessOverview(props: {
       <h2 id="ready-title">Readiness</h2>
       {providers.error !== undefined && <ErrorNote error={providers.error} prefix="Providers could not be checked" />}
       {agents.error !== undefined && <ErrorNote error={agents.error} />}
-      {providers.data === undefined && providers.loading && <Loading what="Checking the providers" />}
       {providers.data !== undefined && (
         <p>
           Providers:{' '}
@@ -170,11 +162,4 @@ export function ReadinessOverview(props: {
       )}
     </section>
   );
-}
-
-function notReadyWords(r: AgentReadiness): string {
-  return channels
-    .filter(([key]) => !r[key].ready)
-    .map(([key, name]) => `${name} not ready (${r[key].problems.join('; ') || 'no reason given'})`)
-    .join('. ');
 }

@@ -15,10 +15,17 @@ export interface RecordingState {
   error: unknown;
 }
 
-/** Fetches the conversation's recording (undefined while loading, null when there is none). */
-export function useRecording(conversationId: string): RecordingState {
+/**
+ * Fetches the conversation's recording (undefined while loading, null when there is none); null
+ * `conversationId`: the conversation's record says it has none, so nothing is asked (no 404).
+ */
+export function useRecording(conversationId: string | null): RecordingState {
   const [state, setState] = useState<RecordingState>({ recording: undefined, error: undefined });
   useEffect(() => {
+    if (conversationId === null) {
+      setState({ recording: null, error: undefined });
+      return undefined;
+    }
     const controller = new AbortController();
     let url: string | null = null;
     setState({ recording: undefined, error: undefined });

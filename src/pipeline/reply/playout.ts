@@ -1,9 +1,10 @@
 import { asyncScheduler, NEVER, Observable, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
+import { FrameQueue } from './frame-queue.js';
 
 export interface PlayoutOptions {
   /** Rate of the audio in and of the frames sent (the transport's output rate). */
   sampleRate: number;
-  /** Size of each audio message sent. */
+  /** Size of each audio message sent: every frame is exactly this long (the last one padded with silence). */
   frameMs: number;
   /** How far ahead of real time audio is sent: the most a client has buffered when barge-in flushes. */
   leadMs: number;
@@ -54,6 +55,11 @@ export type PlayoutEvent =
  * Unsubscribing stops at once: queued audio is never sent and no timer is left behind, which is
  * how barge-in flushes an answer.
  *
+ * Every frame sent is exactly `frameMs` long (a FrameQueue): a chunk's short tail waits for the
+ * next chunk and goes out joined with its head, unless the client is about to run dry (then, as at
+ * the end of the answer, it goes out padded with silence), so a slow sentence never holds back
+ * the end of the one before it.
+ *
  * Backpressure: chunks queue here until their time comes. The queue is bounded by the answer
  * (the LLM's max_tokens or the webhook's 256 KiB reply), so nothing is dropped.
  */
@@ -64,52 +70,53 @@ export function playout(
 ): OperatorFunction<SpeechChunk, PlayoutEvent> {
   const frameSamples = Math.max(1, Math.round((options.sampleRate * options.frameMs) / 1000));
   const msPerSample = 1000 / options.sampleRate;
+  const frameDurationMs = frameSamples * msPerSample;
   return (chunks) =>
     new Observable<PlayoutEvent>((subscriber) => {
-      const queue: SpeechChunk[] = [];
-      let offset = 0;
+      const queue = new FrameQueue(frameSamples);
       let playedUntil = Number.NEGATIVE_INFINITY;
       let sent = 0;
-      let sentence = -1;
       let ended = false;
       let wake: Subscription | null = null;
+      /** The wake is only for a short tail waiting for more audio: new audio may go out before it. */
+      let tailWait = false;
       let pausedAt: number | null = null;
       /** The frames sent last, covering at least `leadMs` (only kept for `dropQueued`). */
       const recent: SpeechChunk[] = [];
       let recentSamples = 0;
       const keepSamples = Math.ceil((options.leadMs + 2 * options.frameMs) / msPerSample);
 
-      const pump = (): void => {
+      const sleep = (ms: number, forTail: boolean): void => {
+        wake = forTail ? scheduler.schedule(() => pump(true), Math.max(0, ms)) : scheduler.schedule(() => pump(), ms);
+        tailWait = forTail;
+      };
+      /** `tailDue`: a short tail waited until the client held one frame (or less): it goes out now. */
+      const pump = (tailDue = false): void => {
         wake = null;
+        tailWait = false;
         if (pausedAt !== null) return;
-        for (let head = queue[0]; head !== undefined; head = queue[0]) {
+        while (queue.samples > 0) {
           const now = scheduler.now();
           const ahead = playedUntil - now;
-          if (ahead > options.leadMs) {
-            wake = scheduler.schedule(pump, ahead - options.leadMs);
-            return;
-          }
-          if (head.sentence > sentence) {
-            sentence = head.sentence;
+          if (ahead > options.leadMs) return sleep(ahead - options.leadMs, false);
+          // a short tail waits for the next chunk until the client is about to run dry (on the
+          // scheduler even then, so chunks handed over together are joined)
+          const frame = queue.take(ended || (tailDue && ahead <= frameDurationMs));
+          if (frame === null) return sleep(ahead - frameDurationMs, true);
+          for (const sentence of frame.starts) {
             subscriber.next({ type: 'sentence_audio', sentence });
             if (subscriber.closed) return;
           }
-          const frame = head.samples.subarray(offset, offset + frameSamples);
-          offset += frame.length;
-          if (offset >= head.samples.length) {
-            queue.shift();
-            offset = 0;
-          }
-          send(frame);
-          options.tap?.frame(frame, Math.max(0, playedUntil - now));
-          sent += frame.length;
+          send(frame.samples);
+          options.tap?.frame(frame.samples, Math.max(0, ahead));
+          sent += frame.samples.length;
           if (options.dropQueued !== undefined) {
-            recent.push({ sentence: head.sentence, samples: frame });
-            recentSamples += frame.length;
+            recent.push({ sentence: frame.sentence, samples: frame.samples });
+            recentSamples += frame.samples.length;
             while (recentSamples - recent[0]!.samples.length >= keepSamples)
               recentSamples -= recent.shift()!.samples.length;
           }
-          playedUntil = Math.max(playedUntil, now) + frame.length * msPerSample;
+          playedUntil = Math.max(playedUntil, now) + frame.samples.length * msPerSample;
         }
         if (!ended) return;
         const left = playedUntil - scheduler.now();
@@ -120,16 +127,18 @@ export function playout(
         subscriber.next({ type: 'drained', samples: sent });
         subscriber.complete();
       };
+      /** Audio came (or the answer ended): send what can go now, unless a send is already due. */
+      const nudge = (): void => {
+        if (wake !== null && !tailWait) return;
+        wake?.unsubscribe();
+        pump();
+      };
 
       /** The sink drops what it holds; what that was goes back to the head of the queue. */
       const unsend = (now: number): void => {
         let unplayed = Math.min(recentSamples, Math.max(0, Math.round((playedUntil - now) / msPerSample)));
         if (unplayed === 0) return;
         options.dropQueued!();
-        if (offset > 0) {
-          queue[0] = { sentence: queue[0]!.sentence, samples: queue[0]!.samples.subarray(offset) };
-          offset = 0;
-        }
         sent -= unplayed;
         playedUntil = now;
         while (unplayed > 0) {
@@ -146,6 +155,7 @@ export function playout(
           pausedAt = now;
           wake?.unsubscribe();
           wake = null;
+          tailWait = false;
           if (options.dropQueued !== undefined) {
             // the sink drops what it holds; it is sent (and told) again on resume
             options.tap?.cut();
@@ -157,19 +167,19 @@ export function playout(
           playedUntil = now + Math.max(0, playedUntil - pausedAt);
           pausedAt = null;
           // on the scheduler, not inline: a resume sent as the reply is being torn down sends nothing
-          wake = scheduler.schedule(pump);
+          wake = scheduler.schedule(() => pump());
         }
       });
       const input = chunks.subscribe({
         next: (chunk) => {
           if (chunk.samples.length === 0) return;
           queue.push(chunk);
-          if (wake === null) pump();
+          nudge();
         },
         error: (err: unknown) => subscriber.error(err),
         complete: () => {
           ended = true;
-          if (wake === null) pump();
+          nudge();
         },
       });
       return () => {
@@ -178,7 +188,7 @@ export function playout(
         pauses.unsubscribe();
         input.unsubscribe();
         wake?.unsubscribe();
-        queue.length = 0;
+        queue.clear();
       };
     });
 }

@@ -50,8 +50,8 @@ export type ReplyEvent =
   | { type: 'sentence_audio'; sentence: number }
   /** The last frame has been played: the reply is over. */
   | { type: 'played'; samples: number }
-  /** A stage failed (already recorded); the reply is over, in silence. */
-  | { type: 'failed'; stage: ReplyStage; message: string; errorId: string | null };
+  /** A stage failed (already recorded as `errorId`, of type `reason`); the reply is over. */
+  | { type: 'failed'; stage: ReplyStage; message: string; errorId: string | null; reason: string };
 
 /**
  * One reply: transcribe → answer → sentences → synthesize → playout, as one cold Observable.
@@ -90,7 +90,13 @@ export function reply(
     }),
     catchError((err: unknown) =>
       err instanceof StageFailure
-        ? of<ReplyEvent>({ type: 'failed', stage: err.stage, message: err.message, errorId: err.errorId })
+        ? of<ReplyEvent>({
+            type: 'failed',
+            stage: err.stage,
+            message: err.message,
+            errorId: err.errorId,
+            reason: err.reason,
+          })
         : throwError(() => err),
     ),
   );

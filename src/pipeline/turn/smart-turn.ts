@@ -118,14 +118,13 @@ export class SmartTurnModel implements EndOfTurnModel {
   }
 }
 
-/** The process's optional Smart Turn model at start: logged either way; a file that does not load is logged and left out. */
+/**
+ * The process's optional Smart Turn model at start, or null without one; a file that does not
+ * load is logged and left out. (Whether it is used is said once per server by openParley.)
+ */
 export async function loadSmartTurn(modelsDir: string, logger: Logger): Promise<SmartTurnModel | null> {
   try {
-    const model = await SmartTurnModel.load(modelsDir);
-    if (model === null) {
-      logger.info({ modelsDir }, 'no Smart Turn model in MODELS_DIR: endpointing reads silence and words only');
-    } else logger.info({ model: model.label }, 'Smart Turn model loaded: smart endpointing consults it');
-    return model;
+    return await SmartTurnModel.load(modelsDir);
   } catch (err) {
     logger.error({ err }, 'the Smart Turn model did not load: endpointing runs without it');
     return null;

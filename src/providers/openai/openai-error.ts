@@ -4,7 +4,8 @@ import { ProviderError, ProviderNotConfigured } from '../provider-error.js';
 /**
  * An OpenAI SDK failure as a ProviderError that says what happened (HTTP status and the server's
  * message, timeout, unreachable server). Aborts by the caller's signal are passed through as they
- * are, so callers can tell "stopped on purpose" from "failed".
+ * are, so callers can tell "stopped on purpose" from "failed"; anything else (an answer the SDK could
+ * not parse) is a ProviderError too.
  */
 export function openAiFailure(what: string, err: unknown, signal: AbortSignal | undefined): unknown {
   if (signal?.aborted || err instanceof APIUserAbortError) return signal?.reason ?? err;
@@ -23,7 +24,16 @@ export function openAiFailure(what: string, err: unknown, signal: AbortSignal | 
       },
     );
   }
-  return err;
+  // Not the SDK's own kind: a 200 whose body it could not parse (truncated or garbage JSON), a broken stream.
+  if (err instanceof ProviderError) return err;
+  const detail = err instanceof Error ? err.message : String(err);
+  return new ProviderError(
+    'openai',
+    `${what} failed: the server's answer could not be read (${detail.slice(0, 200)})`,
+    {
+      cause: err,
+    },
+  );
 }
 
 function upstreamMessage(body: unknown): string | null {

@@ -3,6 +3,7 @@ import type { ResponseFormatJSONSchema } from 'openai/resources/shared';
 import type { ChatMessage, LlmDelta, LlmProvider, LlmRequest, LlmToolCall, LlmToolRequest } from '../llm.js';
 import { openAiClient, type OpenAiEndpoint } from './client.js';
 import { assertConfigured } from './openai-error.js';
+import { ProviderError } from '../provider-error.js';
 
 /** Chat completions on any OpenAI-compatible server (OpenAI, vLLM, Ollama, llama.cpp, …). */
 export class OpenAiLlm implements LlmProvider {
@@ -23,7 +24,7 @@ export class OpenAiLlm implements LlmProvider {
       { signal: request.signal, timeout: request.timeoutMs },
     );
     const content = completion.choices[0]?.message.content;
-    if (typeof content !== 'string') throw new Error('the model returned no text');
+    if (typeof content !== 'string') throw new ProviderError('openai', 'the model returned no text');
     return content;
   }
 

@@ -3,6 +3,7 @@ import { encodeWav } from '../../audio/wav.js';
 import type { SttProvider, SttRequest } from '../stt.js';
 import { openAiClient, type OpenAiEndpoint } from './client.js';
 import { assertConfigured, openAiFailure } from './openai-error.js';
+import { ProviderError } from '../provider-error.js';
 
 export interface OpenAiSttOptions {
   /** Longest wait for a transcript, in ms. */
@@ -35,8 +36,9 @@ export class OpenAiStt implements SttProvider {
     const file = await toFile(encodeWav({ samples: request.audio, sampleRate: request.sampleRate }), 'utterance.wav', {
       type: 'audio/wav',
     });
+    let text: unknown;
     try {
-      const result = await openAiClient(this.endpoint).audio.transcriptions.create(
+      const result: unknown = await openAiClient(this.endpoint).audio.transcriptions.create(
         {
           file,
           model: request.model,
@@ -44,9 +46,12 @@ export class OpenAiStt implements SttProvider {
         },
         { signal, timeout: this.options.timeoutMs },
       );
-      return typeof result.text === 'string' ? result.text.trim() : '';
+      text = (result as { text?: unknown } | null)?.text;
     } catch (err) {
       throw openAiFailure('transcription', err, signal);
     }
+    // A 200 without a transcript (an empty body, JSON of another shape) is a failed call, not silence.
+    if (typeof text !== 'string') throw new ProviderError('openai', 'transcription failed: the answer has no "text"');
+    return text.trim();
   }
 }

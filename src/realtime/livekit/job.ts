@@ -131,7 +131,8 @@ export class LivekitJob {
         deps.sipTransfer,
       );
       this.transport = transport;
-      transport.closed$.subscribe(() => void this.leave());
+      // a room connection that fails ends the job as a closed one does (the session records its own end)
+      transport.closed$.subscribe({ next: () => void this.leave(), error: () => void this.leave() });
       const attached = await deps.supervisor.attach(plan.agent, session, transport);
       if (!attached.ok) return void (await this.refused(attached.refusal));
       // Linked once the session is ours (a refused job must not overwrite another job's link).

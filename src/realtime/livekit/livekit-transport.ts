@@ -124,7 +124,7 @@ export class LivekitTransport implements MediaTransport {
         // paused was dropped (dropQueuedAudio) and is sent again on resume.
         break;
       case 'error':
-        this.logger.warn({ room: this.room.name, code: event.code }, event.message);
+        this.logger.warn({ room: this.room.name, code: event.code, reason: event.reason }, event.message);
         break;
       case 'ended':
       case 'transfer':

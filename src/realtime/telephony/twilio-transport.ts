@@ -23,7 +23,9 @@ export const dtmfGapMs = 1500;
 /**
  * One phone call's Twilio Media Stream as a MediaTransport. μ-law 8 kHz in and out: the session's
  * microphone graph resamples to 16 kHz for the VAD and STT, and its speech reaches `sendAudio`
- * already at 8 kHz (`outputSampleRate`), in the playout's 20 ms frames, each one `media` message.
+ * already at 8 kHz (`outputSampleRate`), in the playout's 20 ms frames, each one `media` message:
+ * exactly 160 μ-law bytes, as Twilio expects (the playout joins a short tail with the next audio,
+ * or pads it with silence; the echo guard is told every frame as sent, padding included).
  *
  * Marks: after every ~200 ms of audio, and at the end of each answer, a `mark` is sent; Twilio
  * echoes it once the caller has heard everything before it, so `heardMs` counts what was played.

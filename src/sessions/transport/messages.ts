@@ -30,7 +30,8 @@ export type ServerEvent =
   | { type: 'playback_resumed'; turn: number }
   /** A barge-in: the rest of the turn's audio is dropped (the client flushes its buffer). */
   | { type: 'interrupted'; turn: number }
-  | { type: 'error'; code: string; message: string }
+  /** `reason` (a failed turn's, `turn_failed`): the error record's type, e.g. `llm_not_configured`, `stt_error`. */
+  | { type: 'error'; code: string; message: string; reason?: string }
   /** Call control: hand the user over to `to` (null: the client decides); `ended` (`transferred`) follows. */
   | { type: 'transfer'; to: string | null }
   | { type: 'ended'; reason: string };

@@ -1,11 +1,34 @@
 import { isoNow } from '../../records/timestamps.js';
 import { ValidationError } from '../../errors.js';
 import { newId } from '../../ids.js';
-import type { ConversationAnalysis, Conversation, Message, MessageCreate } from '../../records/conversation.js';
-import { int, jsonField, text, textOrNull, type Hash } from '../hashes.js';
+import type {
+  ConversationAnalysis,
+  Conversation,
+  ConversationWithMessages,
+  Message,
+  MessageCreate,
+} from '../../records/conversation.js';
+import { int, jsonField, numberOrNull, text, textOrNull, type Hash } from '../hashes.js';
+import { recordingFields } from './conversation-recordings.js';
+
+/**
+ * What a conversation's hash says of its call recording: there is one (its channels: null on a
+ * record from before they were kept), and its size once the call was over (null before, or when
+ * its process stopped mid-call). The recordings module tells the rest (recordings/recording-facts.ts).
+ */
+export interface RecordingNote {
+  channels: number | null;
+  bytes: number | null;
+}
+
+/** A conversation as stored: its `recording` as the hash notes it, not yet what the API tells. */
+export type StoredConversation = Omit<Conversation, 'recording'> & { recording: RecordingNote | null };
+
+export type StoredConversationWithMessages = StoredConversation &
+  Pick<ConversationWithMessages, 'messages' | 'messages_cursor'>;
 
 /** A conversation record as its Redis hash holds it. */
-export function fromHash(h: Hash): Conversation {
+export function fromHash(h: Hash): StoredConversation {
   return {
     id: text(h, 'id'),
     agent_id: text(h, 'agent_id'),
@@ -16,6 +39,10 @@ export function fromHash(h: Hash): Conversation {
     updated_at: text(h, 'updated_at'),
     last_message_at: textOrNull(h, 'last_message_at'),
     analysis: jsonField<ConversationAnalysis | null>(h, 'analysis', null),
+    recording:
+      h[recordingFields.startedAt] === undefined
+        ? null
+        : { channels: numberOrNull(h, recordingFields.channels), bytes: numberOrNull(h, recordingFields.bytes) },
   };
 }
 

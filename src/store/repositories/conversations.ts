@@ -3,7 +3,6 @@ import { AppError, NotFoundError } from '../../errors.js';
 import type {
   ConversationAnalysis,
   Conversation,
-  ConversationWithMessages,
   Message,
   MessageCreate,
   MessageStatus,
@@ -15,7 +14,14 @@ import type { Keys } from '../keys.js';
 import { decodeCursor, matchesFields, pageByScore, type Page, type PageQuery } from '../pagination.js';
 import type { Redis } from '../redis.js';
 import { Script } from '../scripts.js';
-import { decodePosition, encodePosition, fromHash, newMessage } from './conversation-records.js';
+import {
+  decodePosition,
+  encodePosition,
+  fromHash,
+  newMessage,
+  type StoredConversation,
+  type StoredConversationWithMessages,
+} from './conversation-records.js';
 
 const recordMessage = new Script('record_message');
 const recordPlayback = new Script('record_playback');
@@ -68,14 +74,14 @@ export class ConversationRepository {
     private readonly keys: Keys,
   ) {}
 
-  async get(id: string): Promise<Conversation> {
+  async get(id: string): Promise<StoredConversation> {
     const h = await this.redis.hGetAll(this.keys.conversation(id));
     if (Object.keys(h).length === 0) throw new NotFoundError('conversation', id);
     return fromHash({ ...h });
   }
 
   /** The conversation with its latest `limit` messages (before the cursor), oldest first. */
-  async getWithMessages(id: string, query: MessagesQuery = {}): Promise<ConversationWithMessages> {
+  async getWithMessages(id: string, query: MessagesQuery = {}): Promise<StoredConversationWithMessages> {
     const limit = Math.min(Math.max(1, query.limit ?? maxMessagesPerRead), maxMessagesPerRead);
     const conversation = await this.get(id);
     const end = Math.min(
@@ -92,12 +98,12 @@ export class ConversationRepository {
   }
 
   /** Newest first. `session_id` is a direct lookup (a session has one conversation). */
-  async list(query: PageQuery, filter: ConversationFilter = {}): Promise<Page<Conversation>> {
-    const keep = matchesFields<Conversation>(filter);
+  async list(query: PageQuery, filter: ConversationFilter = {}): Promise<Page<StoredConversation>> {
+    const keep = matchesFields<StoredConversation>(filter);
     if (filter.session_id !== undefined) return this.ofSession(filter.session_id, query, keep);
     const index =
       filter.agent_id === undefined ? this.keys.conversationIndex() : this.keys.agentConversations(filter.agent_id);
-    return pageByScore<Conversation>(
+    return pageByScore<StoredConversation>(
       this.redis,
       index,
       query,
@@ -242,15 +248,6 @@ export class ConversationRepository {
     this.agentOf.delete(id);
   }
 
-  /** When the conversation's call recording started (its sample 0), to place messages in it; null when unknown. */
-  async recordingStart(id: string): Promise<string | null> {
-    return (await this.redis.hGet(this.keys.conversation(id), 'recording_started_at')) ?? null;
-  }
-
-  async setRecordingStart(id: string, at: string): Promise<void> {
-    await this.redis.hSet(this.keys.conversation(id), 'recording_started_at', at);
-  }
-
   /** The last `n` messages, oldest first (history for the language model). */
   async recent(conversationId: string, n: number): Promise<Message[]> {
     if (n <= 0) return [];
@@ -261,8 +258,8 @@ export class ConversationRepository {
   private async ofSession(
     sessionId: string,
     query: PageQuery,
-    keep: (c: Conversation) => boolean,
-  ): Promise<Page<Conversation>> {
+    keep: (c: StoredConversation) => boolean,
+  ): Promise<Page<StoredConversation>> {
     if (query.cursor !== undefined) {
       decodeCursor(query.cursor); // 400 on junk, like every list
       return { data: [], next_cursor: null };

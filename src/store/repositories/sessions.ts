@@ -194,7 +194,7 @@ export class SessionRepository {
 
   /**
    * Ends an active session: ended_at, end_reason, duration_ms, out of the active sets, counted in the
-   * stats. Returns the ended session, or null when it had already ended (two instances racing end it
+   * stats. A voice session that never got its media connection never ran: no duration_ms. Returns the ended session, or null when it had already ended (two instances racing end it
    * once). 404 when it does not exist. With `event` (a `session_end` entry), it is written into the
    * event outbox in the same step, its data completed with duration_ms and turns. With
    * `analysisRequest` (JSON), it goes into the analysis outbox in the same step too.
@@ -218,6 +218,7 @@ export class SessionRepository {
         this.keys.sessionsActiveOfType(type),
         this.keys.eventOutbox(),
         this.keys.analysisOutbox(),
+        this.keys.sessionMediaDeadlines(),
       ],
       [id, now, isoNow(now), reason, entryArg(event), analysisRequest ?? ''],
     );
@@ -252,6 +253,7 @@ export class SessionRepository {
     ]);
     const n = (name: string) => Number(h[name] ?? 0);
     const ended = n('ended');
+    const ran = ended - n('never_ran'); // the mean is over sessions that ran (see end_session.lua)
     return {
       total: n('total'),
       active,
@@ -261,7 +263,7 @@ export class SessionRepository {
         SessionEndReason,
         number
       >,
-      avg_duration_ms: ended === 0 ? null : Math.round(n('duration_ms_sum') / ended),
+      avg_duration_ms: ran <= 0 ? null : Math.round(n('duration_ms_sum') / ran),
       turns: n('turns'),
       started_last_24h: last24h,
     };

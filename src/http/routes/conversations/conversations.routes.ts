@@ -1,12 +1,14 @@
 import { pageSchema } from '../../../records/common.js';
 import { conversationSchema, conversationWithMessagesSchema } from '../../../records/conversation.js';
+import type { Recordings } from '../../../recordings/recordings.js';
 import type { Store } from '../../../store/store.js';
 import { defineRoute, type RouteDef } from '../../route.js';
 import { conversationIdParams, conversationMessagesQuery, listConversationsQuery } from './conversations.schema.js';
 
 const tag = 'Conversations';
 
-export function conversationRoutes(store: Store): RouteDef[] {
+/** Conversations, each with what its record says of its recording (`recording`, see recording-facts.ts). */
+export function conversationRoutes(store: Store, recordings: Pick<Recordings, 'describe'>): RouteDef[] {
   return [
     defineRoute({
       method: 'get',
@@ -20,7 +22,8 @@ export function conversationRoutes(store: Store): RouteDef[] {
       },
       handler: async (_ctx, { query }) => {
         const { limit, cursor, from, to, ...filter } = query;
-        return { body: await store.conversations.list({ limit, cursor, from, to }, filter) };
+        const page = await store.conversations.list({ limit, cursor, from, to }, filter);
+        return { body: { ...page, data: await Promise.all(page.data.map((c) => recordings.describe(c))) } };
       },
     }),
     defineRoute({
@@ -35,7 +38,7 @@ export function conversationRoutes(store: Store): RouteDef[] {
       errors: [404],
       responses: { 200: { description: 'The conversation and its messages', schema: conversationWithMessagesSchema } },
       handler: async (_ctx, { params, query }) => ({
-        body: await store.conversations.getWithMessages(params.id, query),
+        body: await recordings.describe(await store.conversations.getWithMessages(params.id, query)),
       }),
     }),
   ];

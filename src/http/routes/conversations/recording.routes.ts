@@ -31,7 +31,7 @@ export function recordingRoutes(store: Store, recordings: Pick<Recordings, 'find
         if (recording === null)
           throw new AppError(404, 'recording_not_found', `conversation ${conversation.id} has no recording`);
         const { size } = recording;
-        const startedAt = await store.conversations.recordingStart(conversation.id);
+        const startedAt = await store.conversationRecordings.startedAt(conversation.id);
         const headers = {
           'Content-Type': 'audio/wav',
           'Accept-Ranges': 'bytes',

@@ -9,6 +9,11 @@ export function sdkArea({ store, services, config }: AppDeps): Area {
     prefix: '/sdk/v1',
     admin: false,
     middleware: [sdkGate(store, services.rateLimit)],
-    routes: sdkRoutes({ chat: services.chat, voice: services.voice, maxMessageChars: config.maxMessageChars }),
+    routes: sdkRoutes({
+      chat: services.chat,
+      voice: services.voice,
+      readiness: services.readiness,
+      maxMessageChars: config.maxMessageChars,
+    }),
   };
 }

@@ -1,3 +1,4 @@
+import { AgentReadiness } from '../../../agents/readiness.js';
 import type { ChatService } from '../../../chat/chat-service.js';
 import type { VoiceSessions } from '../../../realtime/session-grants.js';
 import { authenticatedAgent } from '../../middleware/sdk-gate.js';
@@ -6,7 +7,15 @@ import { chatBody, chatResponse, sessionBody, sessionResponse } from './sdk.sche
 
 const tag = 'SDK';
 
-export function sdkRoutes(deps: { chat: ChatService; voice: VoiceSessions; maxMessageChars: number }): RouteDef[] {
+export interface SdkDeps {
+  chat: ChatService;
+  voice: VoiceSessions;
+  /** Why the agent cannot serve here: a session answer carries it as `warnings`. */
+  readiness: Pick<AgentReadiness, 'of'>;
+  maxMessageChars: number;
+}
+
+export function sdkRoutes(deps: SdkDeps): RouteDef[] {
   return [
     defineRoute({
       method: 'post',
@@ -16,17 +25,24 @@ export function sdkRoutes(deps: { chat: ChatService; voice: VoiceSessions; maxMe
       tag,
       body: sessionBody,
       errors: [401, 429, 503],
-      responses: { 201: { description: 'The session and its media connection', schema: sessionResponse } },
+      responses: {
+        201: {
+          description: 'The session, its media connection, and why the agent cannot serve here',
+          schema: sessionResponse,
+        },
+      },
       handler: async (ctx, { body }) => {
         const agent = authenticatedAgent(ctx.state);
-        return {
-          status: 201,
-          body: await deps.voice.open(
+        // The session opens even when the agent cannot answer: its warnings say why (as the agent's do).
+        const [session, readiness] = await Promise.all([
+          deps.voice.open(
             agent,
             { user_id: body.user_id, transport: body.transport },
             `${ctx.protocol}://${ctx.host || 'localhost'}`,
           ),
-        };
+          deps.readiness.of(agent),
+        ]);
+        return { status: 201, body: { ...session, warnings: AgentReadiness.warnings(readiness) } };
       },
     }),
     defineRoute({

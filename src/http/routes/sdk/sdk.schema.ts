@@ -59,5 +59,9 @@ export const sessionResponse = z
     session_id: z.string(),
     connection_token: z.string().meta({ description: 'Signed JWT for the real-time media connection' }),
     connection_url: z.string().meta({ description: 'WebSocket URL of the media service' }),
+    warnings: z.array(z.string()).meta({
+      description:
+        "Why the agent cannot serve here (the same strings as the agent's `warnings` in the Admin API); empty when it can. The session opens all the same: a turn it cannot answer gets an `error` message (`turn_failed`, with its `reason`) and the agent's `fallback_line`.",
+    }),
   })
   .meta({ id: 'VoiceSessionResponse' });

@@ -1,12 +1,13 @@
 import { sessionOverviewSchema } from '../../../records/session.js';
 import { NotFoundError } from '../../../errors.js';
+import type { Recordings } from '../../../recordings/recordings.js';
 import type { Store } from '../../../store/store.js';
 import { defineRoute, type RouteDef } from '../../route.js';
 import { listSessionsQuery, sessionDetailSchema, sessionIdParams, sessionPageSchema } from './sessions.schema.js';
 
 const tag = 'Sessions';
 
-export function sessionRoutes(store: Store): RouteDef[] {
+export function sessionRoutes(store: Store, recordings: Pick<Recordings, 'describe'>): RouteDef[] {
   return [
     defineRoute({
       method: 'get',
@@ -47,7 +48,7 @@ export function sessionRoutes(store: Store): RouteDef[] {
           if (err instanceof NotFoundError) return null;
           throw err;
         });
-        return { body: { ...session, conversation } };
+        return { body: { ...session, conversation: conversation && (await recordings.describe(conversation)) } };
       },
     }),
   ];
