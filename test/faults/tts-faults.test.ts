@@ -1,4 +1,4 @@
-import { ttsTimeoutMs } from '../support/fault-bed.js';
+import { ttsTimeoutMs } from '../support/fault-lanes.js';
 import type { Expected } from '../support/fault-matrix.js';
 import { faultSuite } from '../support/fault-suite.js';
 

@@ -1,4 +1,4 @@
-import { upstreamTimeoutMs } from '../support/fault-bed.js';
+import { upstreamTimeoutMs } from '../support/fault-lanes.js';
 import type { Expected } from '../support/fault-matrix.js';
 import { faultSuite } from '../support/fault-suite.js';
 

@@ -5,11 +5,20 @@ import { Keys } from '../../src/store/keys.js';
 import type { RequestOptions, TestResponse } from './admin-client.js';
 import { ControlCalls } from './control-calls.js';
 import { eventually } from './eventually.js';
-import { FaultUpstream, laneTool } from './fault-upstream.js';
+import {
+  createLaneAgent,
+  faultEnv,
+  openVoiceCall,
+  upstreamTimeoutMs,
+  type LaneAgent,
+  type LaneAgentSettings,
+  type VoiceCall,
+} from './fault-lanes.js';
+import { FaultUpstream } from './fault-upstream.js';
 import { logsOf } from './main-process.js';
 import { startNodes, stopNodes, type ParleyNode } from './parley-nodes.js';
 import { TestRedis } from './redis-server.js';
-import { VoiceClient } from './voice-client.js';
+import type { VoiceClient } from './voice-client.js';
 
 /**
  * A fault-injection bed for one test file: a redis-server, a FaultUpstream standing in for every
@@ -19,13 +28,6 @@ import { VoiceClient } from './voice-client.js';
  * crash in the log, no `session_failed`, every control turn answered, no 5xx but 502/503/504.
  */
 
-/**
- * How long Parley waits for the LLM, the webhook, a tool and STT here, and how long a stream may
- * stall: short, so that a hang costs little. A sentence's speech gets twice as long (it streams).
- */
-export const upstreamTimeoutMs = 1_500;
-export const ttsTimeoutMs = 2 * upstreamTimeoutMs;
-
 export interface FaultBedOptions {
   /** More environment for Parley (PARLEY_*), e.g. provider timeouts. */
   env?: Record<string, string>;
@@ -33,21 +35,11 @@ export interface FaultBedOptions {
   dripGapMs?: number;
 }
 
-export interface LaneAgent {
-  id: string;
-  token: string;
-}
-
-export interface VoiceCall {
-  client: VoiceClient;
-  sessionId: string;
-}
-
 export interface FaultBed {
   readonly upstream: FaultUpstream;
   readonly node: ParleyNode;
   /** An agent whose STT, LLM, TTS, webhook and tool calls all go to `lane` of the upstream. */
-  agent(lane: string, settings?: { mode?: 'enhanced' | 'passthrough'; tools?: boolean }): Promise<LaneAgent>;
+  agent(lane: string, settings?: LaneAgentSettings): Promise<LaneAgent>;
   /** A WebSocket voice session of the agent, connected and `ready`. */
   call(agent: LaneAgent): Promise<VoiceCall>;
   /** The error records of a session, oldest first. */
@@ -73,6 +65,7 @@ export function faultBed(options: FaultBedOptions = {}): FaultBed {
     return res;
   };
 
+  const tracked = { request };
   const bed: FaultBed = {
     get upstream() {
       return upstream!;
@@ -81,43 +74,8 @@ export function faultBed(options: FaultBedOptions = {}): FaultBed {
       return node!;
     },
     request,
-    async agent(lane, settings = {}) {
-      const model = upstream!.model(lane);
-      const preset = await request('POST', '/admin/v1/presets', {
-        body: {
-          name: `lane ${lane}`,
-          stt: { provider: 'openai', model, language: 'en' },
-          llm: { provider: 'openai', model },
-          tts: { provider: 'openai', model, voice: 'alloy' },
-        },
-      });
-      if (preset.status !== 201) throw new Error(`preset: ${preset.status} ${JSON.stringify(preset.body)}`);
-      const tools = settings.tools
-        ? [{ ...laneTool, url: upstream!.toolUrl(lane), timeout_ms: upstreamTimeoutMs }]
-        : [];
-      const agent = await request('POST', '/admin/v1/agents', {
-        body: {
-          name: `lane ${lane}`,
-          mode: settings.mode ?? 'enhanced',
-          preset_id: preset.body.id,
-          webhook_url: upstream!.webhookUrl(lane),
-          webhook_timeout_ms: upstreamTimeoutMs,
-          tools,
-        },
-      });
-      if (agent.status !== 201) throw new Error(`agent: ${agent.status} ${JSON.stringify(agent.body)}`);
-      return { id: agent.body.id as string, token: agent.body.agent_token as string };
-    },
-    async call(agent) {
-      const res = await request('POST', '/sdk/v1/session', {
-        apiKey: null,
-        body: { agent_token: agent.token, transport: 'websocket' },
-      });
-      if (res.status !== 201) throw new Error(`session: ${res.status} ${JSON.stringify(res.body)}`);
-      const client = await VoiceClient.connect(res.body.connection_url, res.body.connection_token);
-      await client.untilEvent('ready', 1, 10_000);
-      return { client, sessionId: res.body.session_id as string };
-    },
+    agent: (lane, settings) => createLaneAgent(tracked, upstream!, lane, settings),
+    call: (agent) => openVoiceCall(tracked, agent),
     async errorsOf(sessionId) {
       const res = await request('GET', `/admin/v1/errors?session_id=${sessionId}&limit=100`);
       return [...(res.body.data as ErrorRecord[])].sort((a, b) => a.created_at.localeCompare(b.created_at));
@@ -159,19 +117,7 @@ export function faultBed(options: FaultBedOptions = {}): FaultBed {
   beforeAll(async () => {
     redis = await TestRedis.start();
     upstream = await FaultUpstream.start({ dripGapMs: options.dripGapMs ?? 2 * upstreamTimeoutMs });
-    [node] = await startNodes(redis, 1, {
-      PARLEY_WORKERS: '2',
-      OPENAI_BASE_URL: upstream.baseUrl,
-      OPENAI_API_KEY: 'sk-test',
-      PARLEY_LLM_TIMEOUT_MS: String(upstreamTimeoutMs),
-      PARLEY_STT_TIMEOUT_MS: String(upstreamTimeoutMs),
-      PARLEY_TTS_TIMEOUT_MS: String(ttsTimeoutMs),
-      PARLEY_PROVIDER_STALL_MS: String(upstreamTimeoutMs),
-      // every case opens sessions and chats on its own agent: no rate limit in the way
-      PARLEY_RATE_LIMIT_RPM: '100000',
-      PARLEY_RATE_LIMIT_BURST: '10000',
-      ...options.env,
-    });
+    [node] = await startNodes(redis, 1, { PARLEY_WORKERS: '2', ...faultEnv(upstream), ...options.env });
     workerPids = node!.servingPids();
     if (workerPids.length !== 2) throw new Error(`expected two workers, got ${JSON.stringify(workerPids)}`);
     controls = new ControlCalls(await callsOnEveryWorker(bed, redis, workerPids), {

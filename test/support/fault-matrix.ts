@@ -1,8 +1,9 @@
 import type { ErrorRecord } from '../../src/records/error-record.js';
 import { eventually } from './eventually.js';
-import type { FaultBed, LaneAgent, VoiceCall } from './fault-bed.js';
+import type { FaultBed } from './fault-bed.js';
+import type { LaneAgent, VoiceCall } from './fault-lanes.js';
 import { faultKinds, type FaultKind, type FaultStage } from './fault-upstream.js';
-import { turnOutcome, type TurnOutcome } from './turn-outcome.js';
+import { fallbackPlayed, turnOutcome, type TurnOutcome } from './turn-outcome.js';
 
 /**
  * The three moments of the fault matrix for one stage (STT, LLM, TTS, webhook, tool), spoken or

@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest';
-import { faultBed, type FaultBed, type FaultBedOptions, type LaneAgent } from './fault-bed.js';
+import { faultBed, type FaultBed, type FaultBedOptions } from './fault-bed.js';
+import type { LaneAgent } from './fault-lanes.js';
 import {
   bargeIn,
   chatFaults,

@@ -59,6 +59,7 @@ export class FaultUpstream {
   /** `http://127.0.0.1:<port>/v1` (OPENAI_BASE_URL). */
   readonly baseUrl: string;
   private readonly queues = new Map<string, Fault[]>();
+  private picker: ((lane: string, stage: FaultStage) => Fault | null) | null = null;
   private readonly answers = new Map<string, LaneAnswers>();
   private readonly sockets = new Set<Socket>();
   private waiters: { test: () => boolean; resolve: () => void }[] = [];
@@ -119,6 +120,11 @@ export class FaultUpstream {
     this.queues.set(key, queue);
   }
 
+  /** Decides the fault of every call that has none queued (null: healthy); null again: all healthy. */
+  pickFaults(picker: ((lane: string, stage: FaultStage) => Fault | null) | null): void {
+    this.picker = picker;
+  }
+
   callsOf(lane: string, stage?: FaultStage): UpstreamCall[] {
     return this.calls.filter((c) => c.lane === lane && (stage === undefined || c.stage === stage));
   }
@@ -163,7 +169,7 @@ export class FaultUpstream {
       return;
     }
     const { lane, stage, healthy } = routed;
-    const fault = this.queues.get(`${lane}/${stage}`)?.shift() ?? null;
+    const fault = this.queues.get(`${lane}/${stage}`)?.shift() ?? this.picker?.(lane, stage) ?? null;
     const call: UpstreamCall = { lane, stage, fault: fault?.kind ?? null, at: performance.now(), abandoned: false };
     this.calls.push(call);
     this.check();

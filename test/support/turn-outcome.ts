@@ -11,6 +11,10 @@ export interface TurnResult {
   outcome: TurnOutcome;
   /** The turn number (from its `transcript`); null when no transcript came. */
   turn: number | null;
+  /** A failed turn's `reason` (its error record's type). */
+  reason?: string;
+  /** Where in `client.events` the outcome's message is (the `turn_failed`, or the `audio_end`). */
+  at?: number;
   /** Every message type received since the turn began, in order (for failure messages). */
   seen: string[];
 }
@@ -36,15 +40,29 @@ export async function turnOutcome(
     const ofTurn = (type: string, final?: boolean) =>
       since.some((e) => e.type === type && e['turn'] === turn && (final === undefined || e['final'] === final));
     const failedFrom = answerOnly ? Infinity : text === undefined ? 0 : at < 0 ? Infinity : at;
+    const failure = since.findIndex((e, i) => i >= failedFrom && e.type === 'error' && e['code'] === 'turn_failed');
     if (turn !== null && ofTurn('audio_end') && ofTurn('response', true)) result = { outcome: 'answered', turn, seen };
-    else if (since.some((e, i) => i >= failedFrom && e.type === 'error' && e['code'] === 'turn_failed'))
-      result = { outcome: 'failed', turn, seen };
-    else if (client.closeCode !== null) result = { outcome: 'closed', turn, seen };
+    else if (failure >= 0) {
+      const reason = String(since[failure]!['reason']);
+      result = { outcome: 'failed', turn, seen, reason, at: from + failure };
+    } else if (client.closeCode !== null) result = { outcome: 'closed', turn, seen };
     return result !== null;
   };
   await client.until(judge, timeoutMs, 'turn outcome').catch(() => undefined); // silent: reported as such
   if (result !== null) return result;
   return { outcome: 'silent', turn: null, seen: client.events.slice(from).map((e) => e.type) };
+}
+
+/**
+ * Whether the agent's fallback line plays after a failed turn: an `audio_end` after the
+ * `turn_failed` at `client.events[at]`, within `timeoutMs`.
+ */
+export async function fallbackPlayed(client: VoiceClient, at: number, timeoutMs: number): Promise<boolean> {
+  const played = () => client.events.slice(at + 1).some((e) => e.type === 'audio_end');
+  return client.until(played, timeoutMs, 'the fallback line').then(
+    () => true,
+    () => false, // not played: the caller reports it
+  );
 }
 
 /** Sends a typed turn and waits for its outcome. */
