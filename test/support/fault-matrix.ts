@@ -200,29 +200,31 @@ export async function hangUps(setup: MatrixSetup, agentOf: (lane: string) => Pro
 export async function chatFaults(setup: MatrixSetup, agent: LaneAgent, lane: string): Promise<string[]> {
   const { bed, stage, expected } = setup;
   const problems: string[] = [];
-  let sessionId: string | undefined;
-  const chat = (message: string) =>
+  const chat = (message: string, sessionId?: string) =>
     bed.request('POST', '/sdk/v1/chat', {
       apiKey: null,
       body: { agent_token: agent.token, message, ...(sessionId === undefined ? {} : { session_id: sessionId }) },
     });
+  // a chat session whose first message fails ends with it: the faults come once it has answered
+  const opened = await chat('hello');
+  if (opened.status !== 200) return [`${stage} chat: the first message ${opened.status}`];
+  const sessionId = opened.body.session_id as string;
   for (const kind of faultKinds) {
     const want = expected[kind];
     bed.upstream.inject(lane, stage, kind);
-    const before = sessionId === undefined ? 0 : (await bed.errorsOf(sessionId)).length;
-    const res = await chat(`chat question about ${kind}`);
-    sessionId ??= (res.body?.session_id ?? res.body?.error?.details?.session_id) as string | undefined;
+    const before = (await bed.errorsOf(sessionId)).length;
+    const res = await chat(`chat question about ${kind}`, sessionId);
     const got: TurnOutcome = res.status === 200 ? 'answered' : 'failed';
     if (got !== want.outcome || (got === 'failed' && ![502, 504].includes(res.status)))
       problems.push(`${stage} ${kind} chat: ${res.status} ${JSON.stringify(res.body)}, want ${want.outcome}`);
-    const records = sessionId === undefined ? [] : await newRecords(bed, sessionId, before, 1);
+    const records = await newRecords(bed, sessionId, before, 1);
     if (records.length !== 1 || !recordMatches(records[0], want))
       problems.push(`${stage} ${kind} chat: records ${describeRecords(records)}, want one ${want.type}`);
     if (got === 'failed' && res.body?.error?.details?.error_id !== records[0]?.id)
       problems.push(
         `${stage} ${kind} chat: details.error_id ${String(res.body?.error?.details?.error_id)} is not the record`,
       );
-    const next = await chat(`and after ${kind}?`);
+    const next = await chat(`and after ${kind}?`, sessionId);
     if (next.status !== 200) problems.push(`${stage} ${kind} chat: the next message ${next.status}`);
   }
   return problems;
