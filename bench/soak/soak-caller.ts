@@ -1,7 +1,7 @@
 import type { AdminClient } from '../../test/support/admin-client.js';
 import type { Caller } from '../../test/support/fault-matrix.js';
 import { openVoiceCall, type LaneAgent, type VoiceCall } from '../../test/support/fault-lanes.js';
-import { turnOutcome, type TurnOutcome } from '../../test/support/turn-outcome.js';
+import { turnOutcome, type TurnOutcome, type TurnResult } from '../../test/support/turn-outcome.js';
 
 /**
  * One soak caller: a voice call that takes turns until the deadline, each at a moment picked at
@@ -23,6 +23,8 @@ export interface CallerTally {
   turnFailedBySession: Record<string, number>;
   /** Calls that could not be opened (the server refused or dropped the request), each retried after 1 s. */
   openFailures: number;
+  /** Turns that came to nothing in time (or dropped the call): the moment and the messages seen, for the report. */
+  unfinished: { session: string; moment: 'stay-on' | 'barge-in'; outcome: TurnOutcome; seen: string[] }[];
 }
 
 export interface SoakCallerOptions {
@@ -45,6 +47,12 @@ export async function soakCaller(options: SoakCallerOptions): Promise<CallerTall
     hungUpSessions: [],
     turnFailedBySession: {},
     openFailures: 0,
+    unfinished: [],
+  };
+  const count = (call: VoiceCall, moment: 'stay-on' | 'barge-in', result: TurnResult) => {
+    tally.outcomes[result.outcome]++;
+    if (result.outcome === 'silent' || result.outcome === 'closed')
+      tally.unfinished.push({ session: call.sessionId, moment, outcome: result.outcome, seen: result.seen });
   };
   const retire = (call: VoiceCall) => {
     tally.turnFailedBySession[call.sessionId] = call.client.events.filter(
@@ -73,18 +81,16 @@ export async function soakCaller(options: SoakCallerOptions): Promise<CallerTall
     if (moment < 0.7) {
       const { from, text } = await caller.speak(call, words);
       const result = await turnOutcome(call.client, from, options.answerWithinMs, text === undefined ? {} : { text });
-      tally.outcomes[result.outcome]++;
+      count(call, 'stay-on', result);
     } else if (moment < 0.85) {
       await caller.speak(call, words);
       await wait(random() * 600);
       const { from, text } = await caller.speak(call, `${words}, no wait`);
-      // the first turn may have failed before the barge-in; the barge-in turn must be answered
-      const result = await turnOutcome(call.client, from, options.answerWithinMs, {
-        ...(text === undefined ? {} : { text }),
-        answerOnly: text === undefined,
-      });
+      // typed: the barge-in turn's own outcome; spoken (no transcript to tell the turns apart): the
+      // first answer or `turn_failed` after the second line began, whichever turn it belongs to
+      const result = await turnOutcome(call.client, from, options.answerWithinMs, text === undefined ? {} : { text });
       tally.interrupted++;
-      tally.outcomes[result.outcome]++;
+      count(call, 'barge-in', result);
     } else {
       await caller.speak(call, words);
       await wait(random() * 300);

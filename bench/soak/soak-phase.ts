@@ -1,5 +1,5 @@
 import { faultKinds, FaultUpstream, type FaultKind } from '../../test/support/fault-upstream.js';
-import { createLaneAgent, faultEnv, type LaneAgent } from '../../test/support/fault-lanes.js';
+import { createLaneAgent, dripGapMs, faultEnv, type LaneAgent } from '../../test/support/fault-lanes.js';
 import { typing, type Caller } from '../../test/support/fault-matrix.js';
 import { logsOf } from '../../test/support/main-process.js';
 import { startNodes, stopNodes, type ParleyNode } from '../../test/support/parley-nodes.js';
@@ -47,6 +47,8 @@ export interface PhaseResult {
   records: Record<string, number>;
   /** Sessions with more `turn_failed` messages than records of a turn-failing type. */
   failed_turns_without_record: number;
+  /** Turns that came to nothing in time, by caller kind, with what the caller saw. */
+  unfinished_turns: { kind: string; session: string; moment: string; outcome: string; seen: string }[];
   /** Sessions the caller hung up that did not end `client_hangup`. */
   hang_ups_ended_otherwise: string[];
   restarts: number;
@@ -75,7 +77,7 @@ async function loopLag(node: ParleyNode): Promise<number> {
 export async function runPhase(options: PhaseOptions): Promise<PhaseResult> {
   const { random } = options;
   const redis = await TestRedis.start();
-  const upstream = await FaultUpstream.start();
+  const upstream = await FaultUpstream.start({ dripGapMs });
   const [node] = await startNodes(redis, 1, {
     PARLEY_WORKERS: '2',
     ...faultEnv(upstream),
@@ -90,6 +92,7 @@ export async function runPhase(options: PhaseOptions): Promise<PhaseResult> {
       { agent: await createLaneAgent(api, upstream, 'webhook', { mode: 'passthrough' }), caller: typing },
       { agent: await createLaneAgent(api, upstream, 'speech'), caller: speechCaller() },
     ];
+    const kindNames = ['typed', 'tools', 'webhook', 'speech'];
     const callers = Array.from({ length: options.sessions }, (_, i) => kinds[i % kinds.length]!);
     const run = (seconds: number) => {
       const deadline = performance.now() + seconds * 1000;
@@ -151,6 +154,9 @@ export async function runPhase(options: PhaseOptions): Promise<PhaseResult> {
       records: Object.fromEntries(Object.entries(summary.by_type).map(([type, n]) => [type, n.total])),
       failed_turns_without_record: exited ? Number.NaN : await unrecordedFailures(api, tallies),
       hang_ups_ended_otherwise: exited ? [] : await hangUpsEndedOtherwise(api, tallies),
+      unfinished_turns: tallies.flatMap((t, i) =>
+        t.unfinished.map((u) => ({ kind: kindNames[i % kindNames.length]!, ...u, seen: u.seen.join(',') })),
+      ),
       server_exited: exited,
       restarts: metrics.workers.restarts,
       crash_log_lines: crashes.map((l) => {

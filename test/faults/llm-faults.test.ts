@@ -7,7 +7,8 @@ import { faultSuite } from '../support/fault-suite.js';
  * upstream knows, at each moment of a call, on a real Parley with two worker processes while
  * healthy control calls talk on both. A failed turn is silence, `turn_failed` and one `llm_error`
  * record (`llm_timeout` when it did not answer, or stalled, past its time); chat answers 502/504
- * with the record's id; the next turn is answered; no worker restarts.
+ * with the record's id; the next turn is answered; no worker restarts. The same holds when the fault
+ * hits the round after a tool answered.
  */
 
 const failed = (type: string): Expected => ({ outcome: 'failed', type });
@@ -28,4 +29,5 @@ faultSuite({
   timeoutMs: upstreamTimeoutMs,
   agent: (bed, lane) => bed.agent(lane),
   chat: true,
+  afterToolRound: true,
 });

@@ -7,9 +7,9 @@ import { ControlCalls } from './control-calls.js';
 import { eventually } from './eventually.js';
 import {
   createLaneAgent,
+  dripGapMs,
   faultEnv,
   openVoiceCall,
-  upstreamTimeoutMs,
   type LaneAgent,
   type LaneAgentSettings,
   type VoiceCall,
@@ -28,16 +28,8 @@ import type { VoiceClient } from './voice-client.js';
  * crash in the log, no `session_failed`, every control turn answered, no 5xx but 502/503/504.
  */
 
-export interface FaultBedOptions {
-  /** More environment for Parley (PARLEY_*), e.g. provider timeouts. */
-  env?: Record<string, string>;
-  /** The stall between the pieces of a `drip` (longer than every timeout). */
-  dripGapMs?: number;
-}
-
 export interface FaultBed {
   readonly upstream: FaultUpstream;
-  readonly node: ParleyNode;
   /** An agent whose STT, LLM, TTS, webhook and tool calls all go to `lane` of the upstream. */
   agent(lane: string, settings?: LaneAgentSettings): Promise<LaneAgent>;
   /** A WebSocket voice session of the agent, connected and `ready`. */
@@ -50,7 +42,7 @@ export interface FaultBed {
   finish(expect: ExpectStatic): Promise<void>;
 }
 
-export function faultBed(options: FaultBedOptions = {}): FaultBed {
+export function faultBed(): FaultBed {
   let redis: TestRedis | undefined;
   let upstream: FaultUpstream | undefined;
   let node: ParleyNode | undefined;
@@ -69,9 +61,6 @@ export function faultBed(options: FaultBedOptions = {}): FaultBed {
   const bed: FaultBed = {
     get upstream() {
       return upstream!;
-    },
-    get node() {
-      return node!;
     },
     request,
     agent: (lane, settings) => createLaneAgent(tracked, upstream!, lane, settings),
@@ -116,8 +105,8 @@ export function faultBed(options: FaultBedOptions = {}): FaultBed {
 
   beforeAll(async () => {
     redis = await TestRedis.start();
-    upstream = await FaultUpstream.start({ dripGapMs: options.dripGapMs ?? 2 * upstreamTimeoutMs });
-    [node] = await startNodes(redis, 1, { PARLEY_WORKERS: '2', ...faultEnv(upstream), ...options.env });
+    upstream = await FaultUpstream.start({ dripGapMs });
+    [node] = await startNodes(redis, 1, { PARLEY_WORKERS: '2', ...faultEnv(upstream) });
     workerPids = node!.servingPids();
     if (workerPids.length !== 2) throw new Error(`expected two workers, got ${JSON.stringify(workerPids)}`);
     controls = new ControlCalls(await callsOnEveryWorker(bed, redis, workerPids), {

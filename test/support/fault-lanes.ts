@@ -12,6 +12,8 @@ import { VoiceClient } from './voice-client.js';
 export const upstreamTimeoutMs = 1_500;
 /** A sentence's speech streams for a while: it gets twice as long. */
 export const ttsTimeoutMs = 2 * upstreamTimeoutMs;
+/** The stall between the pieces of a `drip`: twice what Parley waits for the next piece or a whole answer. */
+export const dripGapMs = 2 * upstreamTimeoutMs;
 
 /** Parley's environment for `upstream`. */
 export function faultEnv(upstream: FaultUpstream): Record<string, string> {

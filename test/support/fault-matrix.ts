@@ -2,7 +2,7 @@ import type { ErrorRecord } from '../../src/records/error-record.js';
 import { eventually } from './eventually.js';
 import type { FaultBed } from './fault-bed.js';
 import type { LaneAgent, VoiceCall } from './fault-lanes.js';
-import { faultKinds, type FaultKind, type FaultStage } from './fault-upstream.js';
+import { faultKinds, type Fault, type FaultKind, type FaultStage } from './fault-upstream.js';
 import { fallbackPlayed, turnOutcome, type TurnOutcome } from './turn-outcome.js';
 
 /**
@@ -46,6 +46,14 @@ export interface MatrixSetup {
   expected: Record<FaultKind, Expected>;
   /** The stage's timeout: how long Parley may take to give up on a hang or a drip. */
   timeoutMs: number;
+  /** Calls of the stage a turn makes healthily before the faulty one (1: the LLM's round after a tool). */
+  healthyFirst?: number;
+}
+
+/** Queues the fault for the turn about to be taken, after the calls it makes healthily. */
+function injectFor(setup: MatrixSetup, lane: string, fault: Fault | FaultKind): void {
+  for (let i = 0; i < (setup.healthyFirst ?? 0); i++) setup.bed.upstream.inject(lane, setup.stage, 'healthy');
+  setup.bed.upstream.inject(lane, setup.stage, fault);
 }
 
 /** Within 0–300 ms: the offsets at which the caller hangs up or barges in, case by case. */
@@ -98,7 +106,7 @@ export async function stayOn(setup: MatrixSetup, agent: LaneAgent, lane: string)
   for (const kind of faultKinds) {
     const want = expected[kind];
     const before = (await bed.errorsOf(sessionId)).length;
-    bed.upstream.inject(lane, stage, kind);
+    injectFor(setup, lane, kind);
     const failing = await turn(setup, call, `question about ${kind}`, setup.timeoutMs + answerWithinMs);
     const records = await newRecords(bed, sessionId, before, 1);
     if (failing.outcome !== want.outcome)
@@ -107,6 +115,11 @@ export async function stayOn(setup: MatrixSetup, agent: LaneAgent, lane: string)
       );
     if (records.length !== 1 || !recordMatches(records[0], want))
       problems.push(`${stage} ${kind} stay-on: records ${describeRecords(records)}, want one ${want.type}`);
+    if (failing.outcome === 'failed' && failing.reason !== want.type)
+      problems.push(`${stage} ${kind} stay-on: turn_failed reason ${failing.reason}, want ${want.type}`);
+    // the agent's fallback line is said after any failure but its TTS's (which cannot speak)
+    if (failing.outcome === 'failed' && stage !== 'tts' && !(await fallbackPlayed(client, failing.at!, answerWithinMs)))
+      problems.push(`${stage} ${kind} stay-on: no fallback line after turn_failed (${failing.seen.join(',')})`);
     const next = await turn(setup, call, `and after ${kind}?`, answerWithinMs);
     if (next.outcome !== 'answered')
       problems.push(`${stage} ${kind} stay-on: the next turn ${next.outcome} (${next.seen.join(',')})`);
@@ -131,7 +144,7 @@ export async function bargeIn(setup: MatrixSetup, agent: LaneAgent, lane: string
   for (const [i, kind] of faultKinds.entries()) {
     const before = (await bed.errorsOf(sessionId)).length;
     const calls = bed.upstream.callsOf(lane, stage).length;
-    bed.upstream.inject(lane, stage, held(kind));
+    injectFor(setup, lane, held(kind));
     await setup.caller.speak(call, `long question about ${kind}`);
     try {
       await bed.upstream.until(() => bed.upstream.callsOf(lane, stage).length > calls, 10_000, `${stage} call`);
@@ -170,7 +183,7 @@ export async function hangUps(setup: MatrixSetup, agentOf: (lane: string) => Pro
       const lane = `${stage}-hangup-${kind}`;
       const agent = await agentOf(lane);
       const call: VoiceCall = await bed.call(agent);
-      bed.upstream.inject(lane, stage, held(kind));
+      injectFor(setup, lane, held(kind));
       await setup.caller.speak(call, `question about ${kind}, then gone`);
       await new Promise((r) => setTimeout(r, offsetsMs[i % offsetsMs.length]));
       if (i % 2 === 0) call.client.sendJson({ type: 'end' });
@@ -211,7 +224,7 @@ export async function chatFaults(setup: MatrixSetup, agent: LaneAgent, lane: str
   const sessionId = opened.body.session_id as string;
   for (const kind of faultKinds) {
     const want = expected[kind];
-    bed.upstream.inject(lane, stage, kind);
+    injectFor(setup, lane, kind);
     const before = (await bed.errorsOf(sessionId)).length;
     const res = await chat(`chat question about ${kind}`, sessionId);
     const got: TurnOutcome = res.status === 200 ? 'answered' : 'failed';

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { faultBed, type FaultBed, type FaultBedOptions } from './fault-bed.js';
+import { faultBed, type FaultBed } from './fault-bed.js';
 import type { LaneAgent } from './fault-lanes.js';
 import {
   bargeIn,
@@ -24,7 +24,12 @@ export interface FaultSuite {
   caller?: Caller;
   /** Whether the stage is reached from POST /sdk/v1/chat too. */
   chat: boolean;
-  bed?: FaultBedOptions;
+  /**
+   * Also fault the round after a tool: an agent with a tool, whose turn's first call of the stage
+   * (asking for the tool) goes through and the next (after the tool's result) fails; caller stays
+   * on, and chat.
+   */
+  afterToolRound?: boolean;
 }
 
 const fileTimeoutMs = 110_000;
@@ -35,7 +40,7 @@ const fileTimeoutMs = 110_000;
  * that the server came through.
  */
 export function faultSuite(suite: FaultSuite): FaultBed {
-  const bed = faultBed(suite.bed);
+  const bed = faultBed();
   const setup = (): MatrixSetup => ({
     bed,
     caller: suite.caller ?? typing,
@@ -73,6 +78,25 @@ export function faultSuite(suite: FaultSuite): FaultBed {
       async () => {
         const lane = `${stage}-chat`;
         expect(await chatFaults(setup(), await suite.agent(bed, lane, 'chat'), lane)).toEqual([]);
+      },
+      fileTimeoutMs,
+    );
+  }
+  if (suite.afterToolRound) {
+    const afterTool = (): MatrixSetup => ({ ...setup(), healthyFirst: 1 });
+    it.concurrent(
+      `the caller stays on: each ${stage} fault on the round after a tool fails only its turn, with its record`,
+      async () => {
+        const lane = `${stage}-after-tool`;
+        expect(await stayOn(afterTool(), await bed.agent(lane, { tools: true }), lane)).toEqual([]);
+      },
+      fileTimeoutMs,
+    );
+    it.concurrent(
+      `chat: each ${stage} fault on the round after a tool answers as documented`,
+      async () => {
+        const lane = `${stage}-after-tool-chat`;
+        expect(await chatFaults(afterTool(), await bed.agent(lane, { tools: true }), lane)).toEqual([]);
       },
       fileTimeoutMs,
     );

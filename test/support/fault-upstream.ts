@@ -58,7 +58,7 @@ export class FaultUpstream {
   readonly calls: UpstreamCall[] = [];
   /** `http://127.0.0.1:<port>/v1` (OPENAI_BASE_URL). */
   readonly baseUrl: string;
-  private readonly queues = new Map<string, Fault[]>();
+  private readonly queues = new Map<string, (Fault | null)[]>();
   private picker: ((lane: string, stage: FaultStage) => Fault | null) | null = null;
   private readonly answers = new Map<string, LaneAnswers>();
   private readonly sockets = new Set<Socket>();
@@ -74,12 +74,12 @@ export class FaultUpstream {
     this.baseUrl = `${url}/v1`;
   }
 
-  static async start(options: { dripGapMs?: number } = {}): Promise<FaultUpstream> {
+  static async start(options: { dripGapMs: number }): Promise<FaultUpstream> {
     const server = createServer();
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const address = server.address();
     if (typeof address !== 'object' || address === null) throw new Error('no address');
-    const upstream = new FaultUpstream(server, `http://127.0.0.1:${address.port}`, options.dripGapMs ?? 3_000);
+    const upstream = new FaultUpstream(server, `http://127.0.0.1:${address.port}`, options.dripGapMs);
     server.on('connection', (s) => {
       upstream.sockets.add(s);
       s.on('close', () => upstream.sockets.delete(s));
@@ -112,11 +112,11 @@ export class FaultUpstream {
     this.answers.set(lane, { ...defaultAnswers, ...answers });
   }
 
-  /** The next call of `stage` in `lane` gets `fault` (after any queued before it). */
-  inject(lane: string, stage: FaultStage, fault: Fault | FaultKind): void {
+  /** The next call of `stage` in `lane` gets `fault`, or a healthy answer (after any queued before it). */
+  inject(lane: string, stage: FaultStage, fault: Fault | FaultKind | 'healthy'): void {
     const key = `${lane}/${stage}`;
     const queue = this.queues.get(key) ?? [];
-    queue.push(typeof fault === 'string' ? { kind: fault } : fault);
+    queue.push(fault === 'healthy' ? null : typeof fault === 'string' ? { kind: fault } : fault);
     this.queues.set(key, queue);
   }
 
@@ -169,7 +169,8 @@ export class FaultUpstream {
       return;
     }
     const { lane, stage, healthy } = routed;
-    const fault = this.queues.get(`${lane}/${stage}`)?.shift() ?? this.picker?.(lane, stage) ?? null;
+    const queue = this.queues.get(`${lane}/${stage}`) ?? [];
+    const fault = queue.length > 0 ? queue.shift()! : (this.picker?.(lane, stage) ?? null);
     const call: UpstreamCall = { lane, stage, fault: fault?.kind ?? null, at: performance.now(), abandoned: false };
     this.calls.push(call);
     this.check();
