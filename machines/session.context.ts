@@ -84,8 +84,11 @@ export function heard(context: SessionContext, event: SessionEvent): Update {
   return { transcript: event.text, waitMs: Math.max(0, wait - spoken) };
 }
 
-export function queueUtterance(event: SessionEvent): Update {
-  return event.type === 'SPEECH_END' ? { queued: turnInput(event) } : {};
+/** Speech over the answer (interruptions off) is answered next: all of it, its segments joined. */
+export function queueUtterance(context: SessionContext, event: SessionEvent): Update {
+  if (event.type !== 'SPEECH_END') return {};
+  const held = context.queued?.kind === 'audio' ? context.queued : null;
+  return { queued: joined(held, segment(event)) };
 }
 
 export function overhear(context: SessionContext, event: SessionEvent): Update {

@@ -82,7 +82,7 @@ export const sessionMachine = setup({
     dropTurn: assign(({ context }) => update.dropTurn(context)),
     heard: assign(({ context, event }) => update.heard(context, event)),
     confirm: assign({ confirmed: true }),
-    queueUtterance: assign(({ event }) => update.queueUtterance(event)),
+    queueUtterance: assign(({ context, event }) => update.queueUtterance(context, event)),
     overhear: assign(({ context, event }) => update.overhear(context, event)),
     keepTranscript: assign(({ context, event }) => update.keepTranscript(context, event)),
     failed: assign(({ event }) => update.failed(event)),

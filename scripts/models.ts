@@ -4,8 +4,10 @@
  *
  * Each file is streamed to a temporary file beside its destination, checked (size and sha256 when
  * the manifest pins them) and only then renamed into place, so an interrupted run never leaves a
- * half file under the real name. Files already present with the pinned hash are skipped. Where the
- * manifest has no hash yet, the computed one is printed (and written with --pin).
+ * half file under the real name. Files already present with the pinned hash are skipped; a present
+ * file whose size or sha256 differs from the pin is downloaded again. Where the manifest has no
+ * hash yet, the computed one is printed (and written with --pin). `--list` checks what is there the
+ * way the server does (scripts/models-list.ts) and exits 1 when a file is invalid.
  *
  *   npm run models                          # the default models
  *   npm run models -- --only Xenova/whisper-base.en [--only …]
@@ -15,41 +17,26 @@
  * HF_TOKEN (for gated repositories).
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
-import { projectRoot } from '../src/project-root.js';
-
-interface ManifestFile {
-  path: string;
-  sha256: string | null;
-  size: number | null;
-}
-
-interface ManifestModel {
-  id: string;
-  task: string;
-  default: boolean;
-  description: string;
-  license: string;
-  source: { hub: 'huggingface'; repo: string; revision: string };
-  files: ManifestFile[];
-}
-
-interface Manifest {
-  version: number;
-  models: ManifestModel[];
-}
+import { checkFile } from '../src/providers/models/file-check.js';
+import { FileDigests, sha256OfFile } from '../src/providers/models/file-digests.js';
+import {
+  modelManifestPath,
+  readModelManifest,
+  type ManifestFile,
+  type ManifestModel,
+} from '../src/providers/models/model-manifest.js';
+import { formatBytes, listModels } from './models-list.js';
 
 /** The hub could not be reached at all: no point trying the other files. */
 class HubUnreachableError extends Error {}
 
 const stallTimeoutMs = 30_000;
-
-export const manifestPath = join(projectRoot, 'models', 'manifest.json');
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
@@ -65,7 +52,7 @@ async function main(): Promise<number> {
     console.log('usage: npm run models -- [--only <id>]... [--all] [--list] [--pin]');
     return 0;
   }
-  const manifest = JSON.parse(await readFile(manifestPath, 'utf8')) as Manifest;
+  const manifest = readModelManifest();
   const modelsDir = resolve(process.env['MODELS_DIR'] || './models');
   const endpoint = (process.env['HF_ENDPOINT'] || 'https://huggingface.co').replace(/\/+$/, '');
 
@@ -80,22 +67,21 @@ async function main(): Promise<number> {
   );
 
   if (values.list) {
-    for (const m of manifest.models) {
-      const present = await Promise.all(m.files.map((f) => isFile(join(modelsDir, m.id, f.path))));
-      const state = present.every(Boolean) ? 'installed' : present.some(Boolean) ? 'partial' : 'missing';
-      console.log(`${m.id.padEnd(28)} ${m.task.padEnd(10)} ${(m.default ? 'default' : '').padEnd(8)} ${state}`);
-    }
-    return 0;
+    const { lines, invalid } = await listModels(manifest, modelsDir);
+    for (const line of lines) console.log(line);
+    if (invalid > 0) console.error(`models: ${invalid} invalid (never loaded): the fix is on each line`);
+    return invalid > 0 ? 1 : 0;
   }
 
   console.log(`models: ${selected.length} model(s) into ${modelsDir} from ${endpoint}`);
   let failures = 0;
+  const digests = new FileDigests();
   for (const model of selected) {
     console.log(`${model.id} (${model.license})`);
     for (const file of model.files) {
       const dest = join(modelsDir, model.id, file.path);
       try {
-        const line = await ensureFile(endpoint, model, file, dest, values.pin);
+        const line = await ensureFile(endpoint, model, file, dest, values.pin, digests);
         console.log(`  ${file.path}: ${line}`);
       } catch (err) {
         failures += 1;
@@ -110,7 +96,7 @@ async function main(): Promise<number> {
       }
     }
   }
-  if (values.pin) await writeFile(manifestPath, JSON.stringify(manifest, null, 2) + '\n');
+  if (values.pin) await writeFile(modelManifestPath, JSON.stringify(manifest, null, 2) + '\n');
   if (failures > 0) {
     console.error(`models: ${failures} file(s) failed`);
     return 1;
@@ -126,16 +112,18 @@ async function ensureFile(
   file: ManifestFile,
   dest: string,
   pin: boolean,
+  digests: FileDigests,
 ): Promise<string> {
-  if (await isFile(dest)) {
-    const { sha256, size } = await hashFile(dest);
-    if (file.sha256 === null) {
-      if (pin) Object.assign(file, { sha256, size });
-      return `present, sha256 ${sha256} (not pinned in the manifest)`;
-    }
-    if (sha256 === file.sha256) return 'present, sha256 verified';
-    console.log(`  ${file.path}: present but sha256 differs; downloading again`);
+  const present = await checkFile(dest, file.path, file, digests);
+  if (present.state === 'ok') {
+    if (present.verified === 'sha256') return 'present, sha256 verified';
+    const sha256 = await sha256OfFile(dest);
+    if (pin) Object.assign(file, { sha256, size: present.size });
+    const pinned = present.verified === 'size' ? 'size verified; sha256 not pinned' : 'not pinned';
+    return `present, sha256 ${sha256} (${pinned} in the manifest)`;
   }
+  if (present.state === 'invalid')
+    console.log(`  ${file.path}: present but invalid (${present.problem}); downloading again`);
 
   const { repo, revision } = model.source;
   const url = `${endpoint}/${repo}/resolve/${encodeURIComponent(revision)}/${file.path}`;
@@ -195,30 +183,6 @@ async function download(url: string, to: string): Promise<{ sha256: string; size
   } finally {
     clearTimeout(stall);
   }
-}
-
-async function hashFile(path: string): Promise<{ sha256: string; size: number }> {
-  const hash = createHash('sha256');
-  let size = 0;
-  for await (const chunk of createReadStream(path)) {
-    hash.update(chunk as Buffer);
-    size += (chunk as Buffer).length;
-  }
-  return { sha256: hash.digest('hex'), size };
-}
-
-async function isFile(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isFile();
-  } catch {
-    return false;
-  }
-}
-
-function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
-  return `${(n / 1024 / 1024).toFixed(1)} MiB`;
 }
 
 process.exitCode = await main();

@@ -61,10 +61,10 @@ export async function openParley(
   // Closed by services.rag.close().
   const embedders = new Embedders(config.rag.embedding, (id) => registry.modelDir(id));
   // The LLM of each preset: one OpenAI-compatible client, and GGUF models loaded once per process.
-  const llms = llmProviders(config, (id) => registry.modelDir(id), logger);
+  const llms = llmProviders(config, registry, logger);
   // What this server uses is said once: by the single process, or by a cluster's first worker.
   const said = options.reportsStartup === false ? logger.child({}, { level: 'silent' }) : logger;
-  // The built-in preset is chosen once, here, and said in the log: one line per capability.
+  // The built-in preset as start-up finds it, said in the log: one line per capability.
   logCapabilities(said, await registry.builtIn(), await registry.usability(), config.rag.embedding);
   const services = await createServices({
     config,

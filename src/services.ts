@@ -218,7 +218,7 @@ export async function createServices(parts: ServiceParts): Promise<Services> {
     speech,
     settings,
     readiness,
-    demand: new ProviderDemand(store, readiness),
+    demand: new ProviderDemand(store, readiness, () => registry.modelsKey()),
     mediaTokens,
     supervisor,
     reaper,

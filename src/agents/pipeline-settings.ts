@@ -8,7 +8,7 @@ export type PipelineSettings = Pick<StoredPreset, 'stt' | 'llm' | 'tts'>;
 
 /**
  * The one way to know an agent's providers: its preset's sections, or the built-in preset's
- * (chosen at start-up from what is usable here) for an agent without one. A preset that cannot be
+ * (the first usable here now, see ProviderRegistry.builtIn) for an agent without one. A preset that cannot be
  * read (deleted, Redis down) throws: callers fail the turn or session rather than quietly run
  * with other providers.
  */

@@ -18,21 +18,31 @@ const pageSize = 200;
 /**
  * Which agents need which provider (voice: STT and TTS; enhanced mode: the LLM), for
  * /health/providers. Every agent is read, so the answer is reused for `ttlMs` after it is made: a
- * public health endpoint cannot be used to make Parley read all agents in a loop.
+ * public health endpoint cannot be used to make Parley read all agents in a loop. It is made again
+ * at once when the local models change (`modelsKey`: the registry's model snapshot), so
+ * `unserved` agrees with readiness and the provider checks at every moment.
  */
 export class ProviderDemand {
   private readonly cache: SettledCache<Map<string, Demand>>;
+  /** The model snapshot the cached answer was made from. */
+  private madeFor: string | undefined;
 
   constructor(
     private readonly store: Pick<Store, 'agents'>,
     private readonly readiness: Pick<AgentReadiness, 'needs'>,
+    private readonly modelsKey: () => Promise<string>,
     ttlMs = 5_000,
   ) {
     this.cache = new SettledCache(ttlMs);
   }
 
   /** Demand per `capability:provider`. */
-  byProvider(): Promise<Map<string, Demand>> {
+  async byProvider(): Promise<Map<string, Demand>> {
+    const key = await this.modelsKey();
+    if (key !== this.madeFor) {
+      this.cache.clear();
+      this.madeFor = key;
+    }
     return this.cache.get(() => this.read());
   }
 

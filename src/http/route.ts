@@ -52,9 +52,9 @@ export interface RouteDef<
    * Problems of the body that its schema cannot know because they depend on this server's
    * configuration (paths as in `details`: `body.…`). Read from the body as sent, whether or not the
    * schema accepted it, so that one 400 lists them beside the schema's: `validation_error` names
-   * every bad field of a request at once.
+   * every bad field of a request at once. May read the disk (a model file a preset names).
    */
-  bodyProblems?: (body: unknown) => FieldProblem[];
+  bodyProblems?: (body: unknown) => FieldProblem[] | Promise<FieldProblem[]>;
   /** Successful responses by status. */
   responses: Record<number, { description: string; schema?: z.ZodType; contentType?: string }>;
   /** Error statuses this route can answer besides 400/401/500, for the document. */
@@ -149,7 +149,7 @@ function validated(route: RouteDef): Middleware {
     const query = route.query === undefined ? {} : parse(route.query, ctx.query, 'query');
     const sent: unknown = ctx.request.body ?? {};
     const body = route.body === undefined ? undefined : parse(route.body, sent, 'body');
-    for (const problem of route.bodyProblems?.(sent) ?? []) {
+    for (const problem of (await route.bodyProblems?.(sent)) ?? []) {
       if (!found.some((f) => f.path === problem.path)) found.push(problem);
     }
     if (found.length > 0) throw new ValidationError(found);

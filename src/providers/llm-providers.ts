@@ -1,19 +1,23 @@
-import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { StoredPreset } from '../records/preset.js';
-import { findProvider } from '../records/provider-catalog.js';
 import { LlamaLlm, type LlamaModelOptions } from './llama/llama-llm.js';
 import { SharedLlamaModel } from './llama/shared-llama-model.js';
 import type { LlmProvider } from './llm.js';
 import { OpenAiLlm } from './openai/openai-llm.js';
 import { ProviderError } from './provider-error.js';
+import type { ProviderRegistry } from './registry.js';
+
+/** Where a local model's file is, and whether it must not be loaded (the registry's model snapshot). */
+export type ModelFiles = Pick<ProviderRegistry, 'modelFile' | 'modelProblem'>;
 
 /**
  * The language model for a preset's `llm` section, by its provider: `openai` (one client for every
- * preset: the model is named per request) or `local-llama` (one LlamaLlm per GGUF model, whose file
- * is `<model folder>/<the catalog's file name>`; the model itself loads once per process, on the
- * first request). An unknown provider or model fails the request with a ProviderError.
+ * preset: the model is named per request) or `local-llama` (one LlamaLlm per GGUF model: the
+ * catalog model's file in its folder, or a .gguf file under MODELS_DIR named by its relative path;
+ * the model itself loads once per process, on the first request, and only while the model
+ * snapshot says the file is installed). An unknown provider or model fails the request with a
+ * ProviderError.
  */
 export class LlmProviders {
   private readonly openai: OpenAiLlm;
@@ -21,8 +25,7 @@ export class LlmProviders {
 
   constructor(
     config: Pick<Config, 'openai' | 'llama'>,
-    /** The folder of a local model id (the registry's, with its aliases). */
-    private readonly modelDir: (modelId: string) => string,
+    private readonly files: ModelFiles,
     private readonly llama: Partial<LlamaModelOptions> = config.llama,
   ) {
     this.openai = new OpenAiLlm({ apiKey: config.openai.apiKey, baseUrl: config.openai.baseUrl });
@@ -35,9 +38,10 @@ export class LlmProviders {
       case 'local-llama': {
         let llm = this.llamas.get(settings.model);
         if (llm === undefined) {
-          const file = findProvider('llm', 'local-llama')?.modelFiles?.[settings.model];
-          if (file === undefined) throw new ProviderError('local-llama', `unknown model ${settings.model}`);
-          llm = new LlamaLlm(join(this.modelDir(settings.model), file), this.llama);
+          const { model } = settings;
+          const file = this.files.modelFile('llm', 'local-llama', model);
+          if (file === undefined) throw new ProviderError('local-llama', `unknown model ${model}`);
+          llm = new LlamaLlm(file, this.llama, () => this.files.modelProblem('llm', 'local-llama', model));
           this.llamas.set(settings.model, llm);
         }
         return llm;
@@ -54,12 +58,8 @@ export class LlmProviders {
 }
 
 /** The process's LLM providers, llama.cpp's warnings and errors going to `logger`. */
-export function llmProviders(
-  config: Pick<Config, 'openai' | 'llama'>,
-  modelDir: (id: string) => string,
-  logger: Logger,
-) {
-  return new LlmProviders(config, modelDir, {
+export function llmProviders(config: Pick<Config, 'openai' | 'llama'>, files: ModelFiles, logger: Logger) {
+  return new LlmProviders(config, files, {
     ...config.llama,
     log: (level, message) => logger[level]({ provider: 'local-llama' }, message.trim()),
   });

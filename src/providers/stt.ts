@@ -11,11 +11,21 @@ export interface SttRequest {
   language: string | null;
   /** Expected words and phrases (the agent's `expected_phrases`); providers without a use for them ignore them. */
   phrases?: readonly string[] | undefined;
+  /**
+   * The rate the audio was captured at before it was resampled to `sampleRate` (a phone call: 8000),
+   * for recognisers that normalise per channel (pocketsphinx); undefined: `sampleRate`.
+   */
+  capturedRate?: number | undefined;
   signal?: AbortSignal | undefined;
 }
 
 export interface SttProvider {
   readonly label: string;
+  /**
+   * True when `phrases` restrict what it can hear to those phrases (a grammar): an empty transcript
+   * may then be words outside them, which transcribing the audio again without phrases tells.
+   */
+  readonly phrasesOnly?: boolean;
   /** The transcript; '' when nothing intelligible was said. */
   transcribe(request: SttRequest): Promise<string>;
 }
@@ -44,6 +54,8 @@ export interface SttStream {
 export interface StreamingSttProvider extends SttProvider {
   /** A stream for one utterance, or null when no decoder is free now (then `transcribe` the audio whole). */
   openStream(request: SttStreamRequest): SttStream | null;
+  /** Loads what a first stream like `request` needs (a decoder's model) ahead of it, so the first utterance does not wait. */
+  warm?(request: SttStreamRequest): Promise<void>;
 }
 
 export function isStreaming(provider: SttProvider): provider is StreamingSttProvider {

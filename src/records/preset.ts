@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { findProvider, providerNames, type Capability } from './provider-catalog.js';
 import { metadataSchema, timestampSchema, whenFieldsParsed } from './common.js';
+import { ggufModelIdProblem } from './gguf-model-id.js';
 
 function providerEnum(capability: Capability) {
   const [first, ...rest] = providerNames(capability);
@@ -8,20 +9,31 @@ function providerEnum(capability: Capability) {
 }
 
 /**
- * Rejects a model a local provider cannot run; OpenAI-compatible servers accept any model name. Run
+ * Rejects a model a local provider cannot run (for `local-llama`, also a GGUF path that leaves
+ * MODELS_DIR; whether the file is there is the preset routes' check); OpenAI-compatible servers
+ * accept any model name. Run
  * with `modelChecked` so that it runs when the other fields of the section are bad too.
  */
 function checkModel(capability: Capability) {
   return (value: { provider: string; model?: string | null | undefined }, ctx: z.RefinementCtx) => {
     const info = findProvider(capability, value.provider);
     if (info === undefined || value.model === undefined || value.model === null) return;
-    if (!info.anyModel && !info.models.includes(value.model)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['model'],
-        message: `unknown model for ${value.provider}; one of: ${info.models.join(', ')}`,
-      });
+    if (info.anyModel || info.models.includes(value.model)) return;
+    if (info.anyGgufFile === true) {
+      const problem = ggufModelIdProblem(value.model);
+      if (problem !== null)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['model'],
+          message: `${value.provider} takes ${info.models.join(', ')} or a .gguf file under MODELS_DIR named by its relative path (e.g. my-models/model-q4_k_m.gguf); ${value.model}: ${problem}`,
+        });
+      return;
     }
+    ctx.addIssue({
+      code: 'custom',
+      path: ['model'],
+      message: `unknown model for ${value.provider}; one of: ${info.models.join(', ')}`,
+    });
   };
 }
 
@@ -136,13 +148,35 @@ export const defaultPresetSettings = {
   metadata: {},
 };
 
+export const localModelSchema = z
+  .object({
+    model: z.string().meta({ description: 'The model id a preset names.' }),
+    status: z.enum(['installed', 'invalid']).meta({
+      description:
+        'installed: usable; invalid: present but never loaded (a pinned file whose size or sha256 differs from models/manifest.json, a file that is not a GGUF model, an unreadable folder).',
+    }),
+    size_bytes: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: 'Size of a single-file model (GGUF) in bytes; null for a model folder.' }),
+    problem: z.string().nullable().meta({ description: 'Why it is invalid and the fix; null when installed.' }),
+  })
+  .meta({ id: 'LocalModel' });
+
 export const providerAvailabilitySchema = z
   .object({
     capability: z.enum(['stt', 'llm', 'tts', 'embeddings']),
     provider: z.string(),
     label: z.string(),
     kind: z.enum(['remote', 'local', 'binary']),
-    models: z.array(z.string()),
+    models: z.array(z.string()).meta({
+      description:
+        'The models a preset may name. Local providers: those installed here (local-llama: its catalog model and every .gguf file under MODELS_DIR, by relative path); the catalog ones while none is (configured false).',
+    }),
+    local_models: z.array(localModelSchema).meta({
+      description: 'Local providers: every model found under MODELS_DIR, installed or invalid; empty for the others.',
+    }),
     default_model: z.string().nullable(),
     voices: z.array(z.string()),
     default_voice: z.string().nullable(),

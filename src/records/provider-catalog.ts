@@ -26,6 +26,11 @@ export interface ProviderInfo {
    * local model is a transformers.js folder (`config.json`, `onnx/`).
    */
   modelFiles?: Readonly<Record<string, string>>;
+  /**
+   * Besides `models`, any `.gguf` file under MODELS_DIR, named by its path relative to MODELS_DIR
+   * (records/gguf-model-id.ts): the operator's own models.
+   */
+  anyGgufFile?: boolean;
 }
 
 const openaiVoices = ['alloy', 'ash', 'ballad', 'coral', 'echo', 'fable', 'nova', 'onyx', 'sage', 'shimmer'];
@@ -86,6 +91,7 @@ export const providers: readonly ProviderInfo[] = [
     defaultVoice: null,
     anyModel: false,
     modelFiles: { 'Qwen/Qwen2.5-0.5B-Instruct-GGUF': 'qwen2.5-0.5b-instruct-q4_k_m.gguf' },
+    anyGgufFile: true,
   },
   {
     capability: 'tts',

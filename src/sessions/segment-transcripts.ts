@@ -42,6 +42,11 @@ export class SegmentTranscripts {
     private readonly logger: Logger,
   ) {}
 
+  /** Whether the recogniser decodes the agent's expected phrases as a grammar. */
+  get #grammar(): boolean {
+    return this.stt.phrasesOnly === true && (this.request.phrases?.length ?? 0) > 0;
+  }
+
   /** The VAD's audio of a possible utterance (a view, read now). */
   readonly audio = (samples: Int16Array): void => {
     if (!this.#open) {
@@ -70,12 +75,15 @@ export class SegmentTranscripts {
 
   /**
    * The transcript of the utterance `audio` starting at stream time `startMs` (one segment or
-   * several joined), or null when any of its segments was not decoded as it was spoken.
+   * several joined), or null when any of its segments was not decoded as it was spoken, or when
+   * a grammar (expected phrases) heard it in several segments: a phrase cut at a pause matches
+   * none of them piece by piece, so the caller decodes the joined audio whole.
    */
   transcript(audio: Int16Array, startMs: number): Promise<string> | null {
     const endMs = startMs + audio.length / 16;
     const parts = this.#segments.filter((s) => s.startMs >= startMs - 1 && s.startMs < endMs);
     if (parts.length === 0 || Math.abs(parts[0]!.startMs - startMs) > 1) return null;
+    if (parts.length > 1 && this.#grammar) return null;
     const texts = parts.map((s) => s.text);
     if (texts.some((t) => t === null)) return null;
     return Promise.all(texts).then((all) =>
@@ -109,13 +117,14 @@ export class SegmentTranscripts {
 }
 
 /**
- * A session's streaming transcription when its STT decodes as the user speaks (pocketsphinx);
- * undefined otherwise, or when the provider cannot be built (each turn's transcription then reports why).
+ * A session's streaming transcription when its STT decodes as the user speaks (pocketsphinx), its
+ * recogniser asked to load ahead (`warm`); undefined otherwise, or when the provider cannot be
+ * built (each turn's transcription then reports why).
  */
 export function streamingTranscripts(
   speech: SpeechProviders,
   stt: PipelineSettings['stt'],
-  phrases: string[],
+  heard: { phrases: string[]; capturedRate: number },
   where: { logger: Logger; sessionId: string },
 ): SegmentTranscripts | undefined {
   let provider: SttProvider;
@@ -126,9 +135,9 @@ export function streamingTranscripts(
     return undefined;
   }
   if (!isStreaming(provider)) return undefined;
-  return new SegmentTranscripts(
-    provider,
-    { sampleRate: 16_000, model: stt.model, language: stt.language, phrases },
-    where.logger.child({ session_id: where.sessionId }),
-  );
+  const logger = where.logger.child({ session_id: where.sessionId });
+  const request = { sampleRate: 16_000, model: stt.model, language: stt.language, ...heard };
+  // a fresh process loads its first decoder now, while the call connects, not at the first onset
+  provider.warm?.(request).catch((err: unknown) => logger.warn({ err }, 'the recogniser could not load ahead'));
+  return new SegmentTranscripts(provider, request, logger);
 }

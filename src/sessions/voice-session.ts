@@ -102,7 +102,8 @@ export class VoiceSession {
     /** The machine's decisions the graphs follow: the confirmed turn, and whether playback is paused. */
     const confirmations = new BehaviorSubject(0);
     const paused$ = new BehaviorSubject(false);
-    const transcripts = streamingTranscripts(deps.speech, settings.stt, this.agent.expected_phrases, {
+    const heard = { phrases: agent.expected_phrases, capturedRate: transport.inputSampleRate };
+    const transcripts = streamingTranscripts(deps.speech, settings.stt, heard, {
       logger: deps.logger,
       sessionId: session.id,
     });
@@ -125,6 +126,7 @@ export class VoiceSession {
         agent,
         session,
         settings,
+        inputRate: transport.inputSampleRate,
         outputRate: transport.outputSampleRate,
         control,
         transcripts,

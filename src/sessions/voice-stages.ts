@@ -1,4 +1,4 @@
-import { catchError, defer, throwError, type Observable, type OperatorFunction } from 'rxjs';
+import { catchError, defer, ignoreElements, throwError, type Observable, type OperatorFunction } from 'rxjs';
 import { abortable } from '../pipeline/reply/abortable.js';
 import type { ReplyStages } from '../pipeline/reply/reply.js';
 import { resampleSpeech } from '../pipeline/reply/speech-resampler.js';
@@ -11,6 +11,7 @@ import { AnswerFailed } from '../respond/responder.js';
 import type { CallControl } from './call-control.js';
 import type { VoiceSessionDeps } from './voice-session-deps.js';
 import type { SegmentTranscripts } from './segment-transcripts.js';
+import { checkNoWords, type NoWordsCheck } from './no-words.js';
 import type { PipelineSettings } from '../agents/pipeline-settings.js';
 
 export interface StageContext {
@@ -18,6 +19,8 @@ export interface StageContext {
   agent: StoredAgent;
   session: Session;
   settings: PipelineSettings;
+  /** The rate the user's audio was captured at (the transport's input rate: 8000 on a phone call). */
+  inputRate: number;
   /** The rate speech is played out at (the transport's output rate). */
   outputRate: number;
   /** Where the answer's call control goes (hang up, transfer) until its turn has played. */
@@ -48,6 +51,7 @@ export function voiceStages(ctx: StageContext): ReplyStages {
             model: settings.stt.model,
             language: settings.stt.language,
             phrases: agent.expected_phrases,
+            capturedRate: ctx.inputRate,
             signal,
           }),
       ).pipe(recordProviderFailure(ctx, 'transcribe', 'stt_error')),
@@ -76,6 +80,12 @@ export function voiceStages(ctx: StageContext): ReplyStages {
           ctx.outputRate,
         ),
       ).pipe(recordProviderFailure(ctx, 'synthesize', 'tts_error')),
+
+    noWords: (audio) =>
+      abortable((signal) => checkNoWords(noWordsCheck(ctx), audio, signal)).pipe(
+        ignoreElements(),
+        recordProviderFailure(ctx, 'transcribe', 'stt_error'),
+      ),
   };
 
   async function* answerStream(transcript: string, signal: AbortSignal): AsyncIterable<string> {
@@ -100,6 +110,16 @@ export function voiceStages(ctx: StageContext): ReplyStages {
       signal,
     );
   }
+}
+
+function noWordsCheck({ deps, agent, session, settings, inputRate }: StageContext): NoWordsCheck {
+  const { model, language } = settings.stt;
+  return {
+    stt: guardedStt(deps.speech.stt(settings.stt), deps.limits ?? defaultSpeechLimits),
+    request: { sampleRate: 16_000, model, language, phrases: agent.expected_phrases, capturedRate: inputRate },
+    logger: deps.logger,
+    sessionId: session.id,
+  };
 }
 
 /** A provider's failure becomes an error record of `type` and a StageFailure pointing at it. */

@@ -174,9 +174,10 @@ function gatedStages(
   confirmed: boolean,
   confirmedAt$: Observable<number>,
 ): ReplyStages {
+  const stages = confirmed ? graph.stages : { ...graph.stages, noWords: heldNoWords(graph.stages, confirmedAt$) };
   let gate: Observable<unknown>;
   if (graph.agent.mode === 'passthrough') gate = confirmedAt$;
-  else if (confirmed || origin.kind !== 'audio') return graph.stages;
+  else if (confirmed || origin.kind !== 'audio') return stages;
   else {
     const preemptAt = origin.speechEndedAt + graph.agent.preemptive_silence_ms;
     gate = race(
@@ -186,13 +187,26 @@ function gatedStages(
   }
   const enhanced = graph.agent.mode !== 'passthrough';
   return {
-    ...graph.stages,
+    ...stages,
     answer: (transcript) =>
       concat(
         enhanced && finished(transcript) ? EMPTY : gate.pipe(take(1), ignoreElements()),
         defer(() => graph.stages.answer(transcript)),
       ),
   };
+}
+
+/**
+ * A tentative turn with no words is not judged until the machine confirms it: the user may go on,
+ * and then its audio is the start of the next utterance (a phrase cut at a pause has no words of
+ * its own under a grammar). Until then the reply stays open, so the machine waits as for unfinished words.
+ */
+function heldNoWords(stages: ReplyStages, confirmedAt$: Observable<number>): ReplyStages['noWords'] {
+  return (audio) =>
+    concat(
+      confirmedAt$.pipe(take(1), ignoreElements()),
+      defer(() => stages.noWords?.(audio) ?? EMPTY),
+    );
 }
 
 function finished(transcript: string): boolean {

@@ -104,6 +104,26 @@ describe('voice on pocketsphinx (real speech, real recogniser)', () => {
     expect(transcriptsOf(broken.sessionId)).toEqual([]);
   });
 
+  it('speech a grammar hears no phrase in is not "nothing said": an stt_error with what was heard, turn_failed', async () => {
+    const menu = ['i would like to book a table please', 'speak to a person'];
+    const { client, sessionId } = await session(menu);
+    // half a phrase, then silence: no phrase of the grammar, but words to the free language model
+    await client.stream({ samples: fliteScript('slt', 300, 'i would like to book a table', 2500), sampleRate: 16_000 });
+    await client.untilEvent('error', 1, 30_000);
+    expect(client.eventsOf('error')[0]).toMatchObject({ code: 'turn_failed' });
+    const errors = await p.request('GET', `/admin/v1/errors?session_id=${sessionId}`);
+    expect(errors.body.data).toHaveLength(1);
+    expect(errors.body.data[0]).toMatchObject({ type: 'stt_error', details: { provider: 'pocketsphinx' } });
+    expect(errors.body.data[0].message).toMatch(
+      /^pocketsphinx: the speech matches none of the expected phrases \(\d+ ms of speech; heard without them: "i would .+"\)$/,
+    );
+    expect(transcriptsOf(sessionId)).toEqual([]);
+    // the session listens on: a phrase of the menu is heard
+    await client.stream({ samples: fliteScript('slt', 'speak to a person', 1500), sampleRate: 16_000 });
+    await client.untilAnswer(1, 30_000);
+    expect(transcriptsOf(sessionId)).toEqual(['speak to a person']);
+  });
+
   it('presets refuse a language pocketsphinx cannot hear, agents phrases that are not words', async () => {
     const bad = await p.request('POST', '/admin/v1/presets', {
       body: { name: 'x', stt: { provider: 'pocketsphinx', model: 'en-us', language: 'de' } },

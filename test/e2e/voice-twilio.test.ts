@@ -201,6 +201,27 @@ describe('a phone call through Twilio Media Streams', () => {
     expect(end[0]!.data).toMatchObject({ reason: 'client_hangup' });
   });
 
+  it('speech the menu has no phrase for leaves an stt_error; the caller hears silence, and is heard next time', async () => {
+    const { phone, sessionId } = await call('Sure.', ['i would like to book a table please', 'speak to a person']);
+    await phone.speak(fliteScript('slt', 300, 'i would like to book a table', 2500));
+    const errors = await eventually(
+      async () => (await p.request('GET', `/admin/v1/errors?session_id=${sessionId}`)).body.data as unknown[],
+      (e) => e.length === 1,
+      { timeoutMs: 10_000, what: 'the stt_error record' },
+    );
+    expect(errors[0]).toMatchObject({ type: 'stt_error' });
+    expect((errors[0] as { message: string }).message).toMatch(/the speech matches none of the expected phrases/);
+    expect(transcriptsOf(sessionId)).toEqual([]);
+    expect(phone.count('media')).toBe(0);
+    await phone.speak(fliteScript('slt', 'speak to a person', 1500));
+    const turns = await eventually(
+      () => transcriptsOf(sessionId),
+      (t) => t.length === 1,
+      { timeoutMs: 10_000, what: 'the next utterance' },
+    );
+    expect(turns[0]!.data.transcript).toBe('speak to a person');
+  });
+
   it('keypad digits reach the webhook as typed text and the events_url as a dtmf event', async () => {
     const { phone, sessionId } = await call();
     phone.dtmf('4');

@@ -10,14 +10,13 @@ import { startParley, type TestParley } from '../support/parley.js';
 import { TestRedis } from '../support/redis-server.js';
 
 /**
- * Post-call analysis with no network: the agent's preset names LLM provider `local-llama`, whose
- * model is the random-weight GGUF fixture in place of Qwen2.5-0.5B-Instruct, and no OPENAI_* is
+ * Post-call analysis with no network: the agent's preset names LLM provider `local-llama` with a
+ * GGUF file of the operator's own under MODELS_DIR, the random-weight fixture, and no OPENAI_* is
  * set. The model's output is gibberish, but generation is held by a grammar built from the
  * analysis schema, so what it writes is still one JSON object that matches the operator's schema.
  */
 
-const modelId = 'Qwen/Qwen2.5-0.5B-Instruct-GGUF';
-const file = 'qwen2.5-0.5b-instruct-q4_k_m.gguf';
+const modelId = 'tiny-random-qwen2.gguf';
 
 const schema = {
   type: 'object',
@@ -38,7 +37,7 @@ let p: TestParley;
 
 beforeAll(async () => {
   models = await mkdtemp(join(tmpdir(), 'parley-analysis-llama-'));
-  await writeTinyGguf(join(models, file), 'random');
+  await writeTinyGguf(join(models, modelId), 'random');
   redis = await TestRedis.start();
   webhook = await HttpReceiver.start((req) => {
     const transcript = (req.json as { data: { transcript: string } }).data.transcript;
@@ -50,8 +49,7 @@ beforeAll(async () => {
   p = await startParley(
     redis,
     // On the CPU, so the random model's (greedy) output is the same on every machine.
-    { PARLEY_LLAMA_THREADS: '1', PARLEY_LLAMA_GPU: 'off', PARLEY_ANALYSIS_RETRY_BASE_MS: '50' },
-    { providers: { modelAliases: { [modelId]: models } } },
+    { MODELS_DIR: models, PARLEY_LLAMA_THREADS: '1', PARLEY_LLAMA_GPU: 'off', PARLEY_ANALYSIS_RETRY_BASE_MS: '50' },
   );
 });
 afterAll(async () => {

@@ -7,6 +7,8 @@ import { SharedLlamaModel } from '../../src/providers/llama/shared-llama-model.j
 import type { ChatMessage, LlmDelta, LlmRequest, LlmToolDefinition } from '../../src/providers/llm.js';
 import { LlmProviders } from '../../src/providers/llm-providers.js';
 import { ProviderError } from '../../src/providers/provider-error.js';
+import { ProviderRegistry } from '../../src/providers/registry.js';
+import { loadConfig } from '../../src/config.js';
 import { describeLlmError } from '../../src/respond/answer-failure.js';
 import { writeTinyGgufs, type TinyGgufs } from '../support/tiny-gguf.js';
 
@@ -24,6 +26,19 @@ afterAll(async () => {
   await SharedLlamaModel.closeAll();
   await ggufs?.remove();
 });
+
+/**
+ * The registry of a MODELS_DIR holding the fixtures, which also stands in for the Qwen catalog
+ * model's folder; the manifest pins nothing (the fixture is not Qwen's file), and every check
+ * rescans (modelScanMs 0).
+ */
+function registryIn(dir: string): ProviderRegistry {
+  return new ProviderRegistry(loadConfig({ NODE_ENV: 'test', MODELS_DIR: dir }), {
+    modelAliases: { 'Qwen/Qwen2.5-0.5B-Instruct-GGUF': dir },
+    manifest: { version: 1, models: [] },
+    modelScanMs: 0,
+  });
+}
 
 /** One llama.cpp thread: the fixture is tiny, and more threads than free cores only spin. */
 const base = { threads: 1, contextSize: 4096, sequences: 4, gpu: 'auto' as const };
@@ -72,16 +87,36 @@ describe('loading', () => {
   });
 
   it('LlmProviders picks the implementation by provider and shares one per model', () => {
-    const llms = new LlmProviders({ openai: { apiKey: 'sk-x', baseUrl: undefined }, llama: base }, () => ggufs.dir);
+    const llms = new LlmProviders(
+      { openai: { apiKey: 'sk-x', baseUrl: undefined }, llama: base },
+      registryIn(ggufs.dir),
+    );
     const local = { provider: 'local-llama', model: 'Qwen/Qwen2.5-0.5B-Instruct-GGUF', temperature: 0, max_tokens: 8 };
     expect(llms.llm(local).label).toBe('local-llama');
     expect(llms.llm(local)).toBe(llms.llm({ ...local }));
     expect(llms.llm({ ...local, provider: 'openai', model: 'gpt-4o-mini' }).label).toBe('openai');
     expect(() => llms.llm({ ...local, provider: 'espeak' })).toThrow(ProviderError);
+    expect(() => llms.llm({ ...local, model: '../outside.gguf' })).toThrow(
+      'local-llama: unknown model ../outside.gguf',
+    );
+  });
+
+  it('LlmProviders loads a .gguf file under MODELS_DIR named by its relative path', async () => {
+    const llms = new LlmProviders(
+      { openai: { apiKey: undefined, baseUrl: undefined }, llama: base },
+      registryIn(ggufs.dir),
+    );
+    const own = llms.llm({ provider: 'local-llama', model: 'tiny-random-qwen2.gguf', temperature: 0, max_tokens: 8 });
+    expect(own).toBeInstanceOf(LlamaLlm);
+    expect((own as LlamaLlm).modelPath).toBe(ggufs.random);
+    expect((await own.complete(request())).length).toBeGreaterThan(0);
   });
 
   it('a missing file is a ProviderError naming the file and npm run models, and a later load retries', async () => {
-    const llms = new LlmProviders({ openai: { apiKey: undefined, baseUrl: undefined }, llama: base }, () => ggufs.dir);
+    const llms = new LlmProviders(
+      { openai: { apiKey: undefined, baseUrl: undefined }, llama: base },
+      registryIn(ggufs.dir),
+    );
     const llm = llms.llm({
       provider: 'local-llama',
       model: 'Qwen/Qwen2.5-0.5B-Instruct-GGUF',

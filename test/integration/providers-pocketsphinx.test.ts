@@ -3,7 +3,8 @@ import { ProviderError } from '../../src/providers/provider-error.js';
 import { PocketsphinxStt } from '../../src/providers/pocketsphinx/pocketsphinx-stt.js';
 import { pocketsphinxProblem } from '../../src/providers/pocketsphinx/sphinx-probe.js';
 import type { SttStream } from '../../src/providers/stt.js';
-import { fliteSay } from '../support/flite-speech.js';
+import { fliteScript, fliteSay } from '../support/flite-speech.js';
+import { overPhoneLine } from '../support/phone-line.js';
 import { wordErrorRate } from '../support/wer.js';
 
 const booking = 'i would like to book a table for four people on friday evening';
@@ -127,5 +128,43 @@ describe('pocketsphinx STT (Debian libpocketsphinx3, real speech from flite)', (
 
   it('silence transcribes to nothing', async () => {
     expect(await stt.transcribe({ ...request, audio: new Int16Array(16_000) })).toBe('');
+  });
+});
+
+describe('pocketsphinx: a fresh decoder on a phone line', () => {
+  // Started from the model's wide-band cepstral mean, a fresh decoder heard no phrase ('') in each
+  // of these over a phone line under a grammar; phone calls' decoders start from a phone line's mean.
+  const phrases = ['speak to a person', 'yes', 'support', 'i would like to book a table please', 'billing'];
+  const said = ['speak to a person', 'yes', 'support', 'i would like to book a table, please'];
+  const phone = { ...request, phrases, capturedRate: 8_000 };
+
+  it('hears its first utterance under a grammar, streamed as a session does and whole', async () => {
+    for (const text of said) {
+      const audio = overPhoneLine(fliteScript('slt', 300, text, 300));
+      const expected = text.replace(',', '');
+      const streaming = new PocketsphinxStt({ decoders: 1, threads: 1 });
+      const whole = new PocketsphinxStt({ decoders: 1, threads: 1 });
+      try {
+        const stream = streaming.openStream(phone)!;
+        writeAll(stream, audio);
+        expect(await stream.finish()).toBe(expected);
+        expect(await whole.transcribe({ ...phone, audio })).toBe(expected);
+      } finally {
+        await Promise.all([streaming.close(), whole.close()]);
+      }
+    }
+  });
+
+  it('keeps phone and wide-band decoders apart: one decoder, alternating calls, each heard', async () => {
+    const one = new PocketsphinxStt({ decoders: 1, threads: 1 });
+    try {
+      for (const text of ['support', 'yes']) {
+        const spoken = fliteScript('slt', 300, text, 300);
+        expect(await one.transcribe({ ...phone, audio: overPhoneLine(spoken) })).toBe(text);
+        expect(await one.transcribe({ ...phone, capturedRate: 16_000, audio: spoken })).toBe(text);
+      }
+    } finally {
+      await one.close();
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -5,15 +6,40 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { providersHealthSchema } from '../../src/http/routes/health/health.schema.js';
 import { providers as catalog } from '../../src/records/provider-catalog.js';
+import type { ModelManifest } from '../../src/providers/models/model-manifest.js';
 import type { ProviderRegistryOptions } from '../../src/providers/registry.js';
 import { providerAvailabilitySchema } from '../../src/records/preset.js';
 import { tinyGguf } from '../../scripts/make-tiny-gguf.js';
 import { startParley, type TestParley } from '../support/parley.js';
 import { freePort, TestRedis } from '../support/redis-server.js';
 
-/** The random-weight GGUF (scripts/make-tiny-gguf.ts) under the file name local-llama expects. */
+/**
+ * The random-weight GGUF (scripts/make-tiny-gguf.ts) under the file name local-llama expects, and
+ * a manifest that pins its size and sha256 in place of Qwen2.5's.
+ */
 const ggufDir = mkdtempSync(join(tmpdir(), 'parley-gguf-'));
-writeFileSync(join(ggufDir, 'qwen2.5-0.5b-instruct-q4_k_m.gguf'), tinyGguf());
+const gguf = tinyGguf();
+writeFileSync(join(ggufDir, 'qwen2.5-0.5b-instruct-q4_k_m.gguf'), gguf);
+const qwenPinnedToFixture: ModelManifest = {
+  version: 1,
+  models: [
+    {
+      id: 'Qwen/Qwen2.5-0.5B-Instruct-GGUF',
+      task: 'llm',
+      default: true,
+      description: 'the tiny GGUF fixture',
+      license: 'apache-2.0',
+      source: { hub: 'huggingface', repo: 'Qwen/Qwen2.5-0.5B-Instruct-GGUF', revision: 'main' },
+      files: [
+        {
+          path: 'qwen2.5-0.5b-instruct-q4_k_m.gguf',
+          size: gguf.length,
+          sha256: createHash('sha256').update(gguf).digest('hex'),
+        },
+      ],
+    },
+  ],
+};
 
 /** The test models (test/support/test-models.ts) are named after what they are, not after the catalog ids. */
 const fixtureAliases: ProviderRegistryOptions = {
@@ -23,6 +49,7 @@ const fixtureAliases: ProviderRegistryOptions = {
     'Xenova/all-MiniLM-L6-v2': 'minilm-l6-random',
     'Qwen/Qwen2.5-0.5B-Instruct-GGUF': ggufDir,
   },
+  manifest: qwenPinnedToFixture,
   checkCacheMs: 60_000,
 };
 
@@ -262,17 +289,20 @@ describe('with nothing configured', () => {
     expect(whisper.reason).toContain('MODELS_DIR');
   });
 
-  it('reports a model folder without weights as an error', async () => {
+  it('reports a model folder without weights as invalid, in presets/available and health alike', async () => {
+    const problem = 'no .onnx file in onnx/; re-download it with npm run models -- --only Xenova/whisper-tiny.en';
     const available = await broken.request('GET', '/admin/v1/presets/available?capability=stt');
     expect(available.body.data.find((d: { provider: string }) => d.provider === 'local-whisper')).toMatchObject({
-      configured: true,
+      configured: false,
+      reason: `Xenova/whisper-tiny.en is invalid: ${problem}`,
+      local_models: [{ model: 'Xenova/whisper-tiny.en', status: 'invalid', size_bytes: null, problem }],
     });
     const res = await broken.request('GET', '/health/providers', { apiKey: null });
     const body = providersHealthSchema.parse(res.body);
     expect(body.status).toBe('degraded');
     expect(body.providers.find((c) => c.provider === 'local-whisper')).toMatchObject({
       status: 'error',
-      detail: 'Xenova/whisper-tiny.en: no .onnx file in onnx/',
+      detail: `Xenova/whisper-tiny.en is invalid: ${problem}`,
     });
   });
 });

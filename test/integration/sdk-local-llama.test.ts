@@ -9,13 +9,13 @@ import { TestRedis } from '../support/redis-server.js';
 import { writeTinyGgufs, type TinyGgufs } from '../support/tiny-gguf.js';
 
 /**
- * Enhanced mode with no network at all: a preset names LLM provider `local-llama`, whose model is
- * the random-weight GGUF fixture in place of Qwen2.5-0.5B-Instruct (no OPENAI_* set). The
+ * Enhanced mode with no network at all: a preset names LLM provider `local-llama` with a GGUF file
+ * of the operator's own under MODELS_DIR, the random-weight fixture (no OPENAI_* set). The
  * tool-eager fixture calls a tool every round, so the whole tool loop runs through the model.
  */
 
-const modelId = 'Qwen/Qwen2.5-0.5B-Instruct-GGUF';
-const file = 'qwen2.5-0.5b-instruct-q4_k_m.gguf';
+const modelId = 'random/tiny-random-qwen2.gguf';
+const eagerId = 'eager/tiny-random-qwen2-tool-eager.gguf';
 
 let ggufs: TinyGgufs;
 let models: string;
@@ -28,15 +28,16 @@ beforeAll(async () => {
   models = await mkdtemp(join(tmpdir(), 'parley-llama-models-'));
   await mkdir(join(models, 'random'));
   await mkdir(join(models, 'eager'));
-  await copyFile(ggufs.random, join(models, 'random', file));
-  await copyFile(ggufs.toolEager, join(models, 'eager', file));
+  await copyFile(ggufs.random, join(models, modelId));
+  await copyFile(ggufs.toolEager, join(models, eagerId));
   redis = await TestRedis.start();
   tools = await HttpReceiver.start();
-  p = await startParley(
-    redis,
-    { PARLEY_RATE_LIMIT_BURST: '10000', PARLEY_LLAMA_THREADS: '1', PARLEY_LLAMA_CONTEXT_SIZE: '2048' },
-    { providers: { modelAliases: { [modelId]: join(models, 'random') } } },
-  );
+  p = await startParley(redis, {
+    MODELS_DIR: models,
+    PARLEY_RATE_LIMIT_BURST: '10000',
+    PARLEY_LLAMA_THREADS: '1',
+    PARLEY_LLAMA_CONTEXT_SIZE: '2048',
+  });
 });
 afterAll(async () => {
   await p?.close();
@@ -59,18 +60,18 @@ async function localPreset(maxTokens: number): Promise<string> {
 }
 
 describe('enhanced chat on local-llama', () => {
-  it('is listed as configured once its GGUF file is in place', async () => {
+  it('is listed as configured, with every GGUF file under MODELS_DIR by its path', async () => {
     const res = await p.request('GET', '/admin/v1/presets/available?capability=llm');
     expect(res.body.data.find((d: { provider: string }) => d.provider === 'local-llama')).toMatchObject({
       configured: true,
       reason: null,
-      models: [modelId],
+      models: [eagerId, modelId],
       any_model: false,
     });
     const health = await p.request('GET', '/health/providers', { apiKey: null });
     expect(health.body.providers.find((c: { provider: string }) => c.provider === 'local-llama')).toMatchObject({
       status: 'ok',
-      detail: `installed: ${modelId}`,
+      detail: `installed: ${eagerId}, ${modelId}`,
     });
   });
 
@@ -89,11 +90,12 @@ describe('enhanced chat on local-llama', () => {
 describe('tools through the model', () => {
   let eager: TestParley;
   beforeAll(async () => {
-    eager = await startParley(
-      redis,
-      { PARLEY_RATE_LIMIT_BURST: '10000', PARLEY_LLAMA_THREADS: '1', PARLEY_LLAMA_CONTEXT_SIZE: '4096' },
-      { providers: { modelAliases: { [modelId]: join(models, 'eager') } } },
-    );
+    eager = await startParley(redis, {
+      MODELS_DIR: models,
+      PARLEY_RATE_LIMIT_BURST: '10000',
+      PARLEY_LLAMA_THREADS: '1',
+      PARLEY_LLAMA_CONTEXT_SIZE: '4096',
+    });
   });
   afterAll(async () => {
     await eager?.close();
@@ -101,7 +103,7 @@ describe('tools through the model', () => {
 
   it('runs the calls the model makes and sends their results back, round after round', async () => {
     const preset = await eager.request('POST', '/admin/v1/presets', {
-      body: { name: 'Offline tools', llm: { provider: 'local-llama', model: modelId, temperature: 0, max_tokens: 64 } },
+      body: { name: 'Offline tools', llm: { provider: 'local-llama', model: eagerId, temperature: 0, max_tokens: 64 } },
     });
     const agent = await createAgent(eager, {
       mode: 'enhanced',

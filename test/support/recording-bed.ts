@@ -2,6 +2,7 @@ import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
+import { defaultPlayoutTiming } from '../../src/pipeline/reply/playout.js';
 import { HttpReceiver } from './http-receiver.js';
 import { startParley, type TestParley } from './parley.js';
 import { recordAgentSpeech } from './real-speech.js';
@@ -15,7 +16,7 @@ export interface RecordedCall {
   client: VoiceClient;
   /** The agent's speech as the client received it, by turn. */
   speech: ReturnType<typeof recordAgentSpeech>;
-  /** When the client received the agent's first audio (its own clock). */
+  /** When the agent's first audio went out to the client, as the client's own clock tells it best (`playoutStart`). */
   firstAudioAt: () => number;
   conversationId: string;
 }
@@ -87,20 +88,48 @@ export function recordingBed(): RecordingBed {
       const client = await VoiceClient.connect(res.body.connection_url, res.body.connection_token);
       clients.push(client);
       const speech = recordAgentSpeech(client);
-      let firstAudioAt: number | null = null;
-      client.ws.on('message', (_data, isBinary) => {
-        if (isBinary) firstAudioAt ??= performance.now();
+      const greeting: Arrival[] = [];
+      let turn: number | null = null;
+      client.ws.on('message', (data: Buffer, isBinary: boolean) => {
+        if (!isBinary) {
+          const event = JSON.parse(String(data)) as { type: string; turn?: number };
+          if (event.type === 'audio_start') turn = event.turn!;
+        } else if (turn === 0) greeting.push({ at: performance.now(), samples: data.byteLength / 2 });
       });
       await client.untilEvent('ready');
       const session = await p!.request('GET', `/admin/v1/sessions/${res.body.session_id as string}`);
       return {
         client,
         speech,
-        firstAudioAt: () => firstAudioAt!,
+        firstAudioAt: () => playoutStart(greeting),
         conversationId: session.body.conversation_id as string,
       };
     },
   };
+}
+
+/** One audio message as the client read it: when, and how many samples it held. */
+interface Arrival {
+  at: number;
+  samples: number;
+}
+
+/**
+ * When the first of a turn's audio messages was sent. The client shares the server's event loop,
+ * so it reads a message late whenever the server is busy (it is, right after the first frames:
+ * the rest of the speech comes from the TTS then), never early; the first message alone can read
+ * tens of ms late. The playout sends nothing more than `leadMs` before it plays, so every message
+ * bounds the start: it was sent no earlier than the start plus the audio before it, less `leadMs`.
+ * The tightest bound is the start, give or take what the client read promptly.
+ */
+function playoutStart(arrivals: readonly Arrival[]): number {
+  let start = Number.POSITIVE_INFINITY;
+  let before = 0;
+  for (const { at, samples } of arrivals) {
+    start = Math.min(start, at - Math.max(0, (before * 1000) / rate - defaultPlayoutTiming.leadMs));
+    before += samples;
+  }
+  return start;
 }
 
 /** Quiet noise with no zero sample (below the VAD's floor): every sample of it is findable in the file. */

@@ -22,6 +22,7 @@ function box(...usable: string[]): Usability {
         voices: [...info.voices],
         default_voice: info.defaultVoice,
         any_model: info.anyModel,
+        local_models: [],
         configured: on,
         reason: on ? null : `${info.provider} is missing (fix it)`,
       };

@@ -82,6 +82,36 @@ describe('reply graph (marbles)', () => {
     expect(answered).toBe(0);
   });
 
+  it('no words in confirmed speech: `noWords` judges the audio; its failure fails the turn, its end ends it', () => {
+    const spoken = audio(10);
+    const judged: Int16Array[] = [];
+    const stages = (verdict: string, error?: StageFailure) => (cold: Cold) => ({
+      transcribe: () => cold('-a|', { a: '' }),
+      answer: () => cold('a|', { a: 'x' }),
+      synthesize: () => cold('s|', { s: audio(20) }),
+      noWords: (a: Int16Array) => {
+        judged.push(a);
+        return cold<never>(verdict, undefined, error);
+      },
+    });
+    const nothingSaid = run({ kind: 'audio', audio: spoken }, stages('--|'));
+    expect(nothingSaid.events).toEqual([
+      [1, { type: 'transcribed', text: '' }],
+      [3, 'complete'],
+    ]);
+    const unheard = new StageFailure('transcribe', 'pocketsphinx: the speech matches none of the expected phrases', {
+      id: 'e1',
+      type: 'stt_error',
+    });
+    const failed = run({ kind: 'audio', audio: spoken }, stages('--#', unheard));
+    expect(failed.events).toEqual([
+      [1, { type: 'transcribed', text: '' }],
+      [3, { type: 'failed', stage: 'transcribe', message: unheard.message, errorId: 'e1', reason: 'stt_error' }],
+      [3, 'complete'],
+    ]);
+    expect(judged).toEqual([spoken, spoken]);
+  });
+
   it('barge-in mid-synthesis: unsubscribing aborts the LLM stream and the TTS call in flight; nothing is sent', () => {
     let llm!: ReturnType<Cold>;
     const tts: ReturnType<Cold>[] = [];

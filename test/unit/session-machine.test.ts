@@ -192,6 +192,24 @@ describe('session machine', () => {
     expect(actor.getSnapshot().context.queued).toBeNull();
   });
 
+  it('with interruptions disabled every segment spoken over the answer is kept: the next turn is all of them', () => {
+    const { actor, log } = start({ interruptionsEnabled: false });
+    actor.send({ type: 'SPEECH_START' });
+    actor.send(utterance);
+    actor.send({ type: 'AUDIO_STARTED' });
+    const first = { ...utterance, audio: new Int16Array(1_600).fill(1), startMs: 5_000, durationMs: 100 };
+    const second = { ...utterance, audio: new Int16Array(3_200).fill(2), startMs: 5_400, durationMs: 200 };
+    for (const segment of [first, second]) {
+      actor.send({ type: 'SPEECH_START' });
+      actor.send(segment);
+    }
+    actor.send({ type: 'REPLY_DONE' });
+    const next = log.reply[1]!.input;
+    expect(next).toMatchObject({ kind: 'audio', startMs: 5_000, durationMs: 300 });
+    const audio = next.kind === 'audio' ? next.audio : new Int16Array(0);
+    expect([audio.length, audio[0], audio.at(-1)]).toEqual([4_800, 1, 2]);
+  });
+
   it('a failed reply means silence for that turn and listening again', () => {
     const { actor, state } = start();
     actor.send({ type: 'TEXT', text: 'x', receivedAt: 0 });

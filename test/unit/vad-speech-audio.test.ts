@@ -9,7 +9,7 @@ import type { VadEvent } from '../../src/pipeline/vad/events.js';
 import { SileroVad } from '../../src/pipeline/vad/silero-vad.js';
 import { readWav } from '../../src/audio/wav.js';
 import type { StreamingSttProvider, SttStream } from '../../src/providers/stt.js';
-import { SegmentTranscripts } from '../../src/sessions/segment-transcripts.js';
+import { SegmentTranscripts, streamingTranscripts } from '../../src/sessions/segment-transcripts.js';
 
 const rate = 16_000;
 let vad: SileroVad;
@@ -74,9 +74,10 @@ describe('the VAD speech audio tap', () => {
 });
 
 /** A streaming STT stand-in: each stream's transcript says how many samples it was fed. */
-function countingStt(free: number): StreamingSttProvider & { cancelled: number } {
+function countingStt(free: number, phrasesOnly = false): StreamingSttProvider & { cancelled: number } {
   const provider = {
     label: 'counting',
+    phrasesOnly,
     cancelled: 0,
     transcribe: () => Promise.resolve('whole'),
     openStream(): SttStream | null {
@@ -136,5 +137,35 @@ describe('segment transcripts', () => {
     t.heard(end(2000, 4000));
     expect(t.transcript(new Int16Array(4000), 2000)).toBeNull();
     busy.cancel();
+  });
+
+  it('a grammar (expected phrases) that heard an utterance in several segments has it decoded whole', async () => {
+    const phrases = ['i would like to book a table please'];
+    const grammar = new SegmentTranscripts(countingStt(4, true), { ...request, phrases }, logger);
+    const words = new SegmentTranscripts(countingStt(4, false), { ...request, phrases }, logger);
+    for (const t of [grammar, words]) {
+      t.audio(new Int16Array(512));
+      t.heard(end(1000, 8000));
+      t.audio(new Int16Array(1024));
+      t.heard(end(1600, 8000));
+    }
+    // "i would like to book a table" and "please" match no phrase apart: the joined audio goes whole
+    expect(grammar.transcript(new Int16Array(17_600), 1000)).toBeNull();
+    expect(await grammar.transcript(new Int16Array(8000), 1000)).toBe('fed 512');
+    // a recogniser that ignores the phrases joins its segments' words as before
+    expect(await words.transcript(new Int16Array(17_600), 1000)).toBe('fed 512 fed 1024');
+  });
+});
+
+describe("a session's streaming transcription", () => {
+  it('asks its recogniser to load ahead, for the channel the session hears', async () => {
+    const warmed: unknown[] = [];
+    const stt = { ...countingStt(1), warm: (r: unknown) => Promise.resolve(void warmed.push(r)) };
+    const speech = { stt: () => stt, tts: () => ({}) as never };
+    const settings = { provider: 'counting', model: 'm', language: null };
+    const where = { logger: pino({ level: 'silent' }), sessionId: 'ses_1' };
+    const t = streamingTranscripts(speech, settings, { phrases: ['yes'], capturedRate: 8_000 }, where);
+    expect(t).toBeInstanceOf(SegmentTranscripts);
+    expect(warmed).toEqual([{ sampleRate: rate, model: 'm', language: null, phrases: ['yes'], capturedRate: 8_000 }]);
   });
 });

@@ -178,6 +178,80 @@ describe('smart endpointing: a tentative turn that is not one', () => {
   });
 });
 
+describe('smart endpointing: a tentative turn with no words is judged only once confirmed', () => {
+  const segment = (startMs: number, ms: number): SessionEvent => ({
+    ...speechEnd(),
+    audio: new Int16Array(ms * 16),
+    startMs,
+    durationMs: ms,
+    speechEndedAt: startMs + ms,
+    decidedAt: startMs + ms,
+  });
+  const unheard = new StageFailure('transcribe', 'pocketsphinx: the speech matches none of the expected phrases', {
+    id: 'e1',
+    type: 'stt_error',
+  });
+
+  it('the user goes on: the part without words joins the rest, which is one turn, heard whole', async () => {
+    const judged: number[] = [];
+    const webhookCalls: string[] = [];
+    const { sent } = await converse(
+      // "i would like to book a table" … "please": a grammar hears no phrase in the first part alone
+      (cold) => cold('a 99ms b 99ms c', { a: segment(0, 10), b: speech(), c: segment(200, 20) }),
+      (cold) => ({
+        transcribe: (audio) => cold('10ms a|', { a: audio.length > 160 ? 'i would like to book a table please' : '' }),
+        answer: (t) => {
+          webhookCalls.push(t);
+          return cold('a|', { a: 'Sure.' });
+        },
+        synthesize: () => cold('s|', { s: new Int16Array(100) }),
+        noWords: (audio) => {
+          judged.push(audio.length);
+          return cold<never>('#', undefined, unheard);
+        },
+      }),
+      { smart: true },
+    );
+    expect(judged).toEqual([]);
+    expect(webhookCalls).toEqual(['i would like to book a table please']);
+    expect(sent.filter(([, e]) => e !== 'audio' && e.type === 'error')).toEqual([]);
+  });
+
+  it('the user stays silent: judged at endpointing_max_ms; words there were not heard is that turn failing', async () => {
+    const { sent, recorded } = await converse(
+      (cold) => cold('a', { a: segment(0, 10) }),
+      (cold) => ({
+        transcribe: () => cold('10ms a|', { a: '' }),
+        answer: () => cold('a|', { a: 'Sure.' }),
+        synthesize: () => cold('s|', { s: new Int16Array(100) }),
+        noWords: () => cold<never>('5ms #', undefined, unheard),
+      }),
+      { smart: true },
+    );
+    // confirmed at endpointing_max_ms (1 500 ms after the tentative turn began), judged 5 ms later
+    expect(sent).toEqual([
+      [1_505, { type: 'error', code: 'turn_failed', reason: 'stt_error', message: 'no answer for this turn' }],
+    ]);
+    expect(recorded).toEqual([['answered', { status: 'failed', text: '', source: 'webhook' }]]);
+  });
+
+  it('nothing said (a cough): nothing sent or stored, and the session listens on', async () => {
+    const { sent, recorded } = await converse(
+      (cold) => cold('a 1999ms b', { a: segment(0, 10), b: text('hello') }),
+      (cold) => ({
+        transcribe: () => cold('10ms a|', { a: '' }),
+        answer: () => cold('a|', { a: 'Hi.' }),
+        synthesize: () => cold('s|', { s: new Int16Array(100) }),
+        noWords: () => cold<never>('5ms |'),
+      }),
+      { smart: true },
+    );
+    expect(sent.filter(([t]) => t < 2_000)).toEqual([]);
+    expect(types(sent)[0]).toEqual([2_000, 'transcript']);
+    expect(recorded.map(([kind]) => kind)).toEqual(['user', 'answered', 'played']);
+  });
+});
+
 describe('smart endpointing: a transcription that fails on a tentative turn', () => {
   it('is reported as that turn failing (turn_failed, a failed answer), and the session listens on', async () => {
     const { sent, recorded } = await converse(

@@ -4,6 +4,7 @@ import {
   concatMap,
   connect,
   defer,
+  EMPTY,
   map,
   merge,
   Observable,
@@ -36,11 +37,17 @@ export interface ReplyStages {
   answer(transcript: string): Observable<string>;
   /** Speech for one sentence, at the playout rate. */
   synthesize(sentence: string): Observable<Int16Array>;
+  /**
+   * Speech the VAD confirmed that `transcribe` found no words in: completes when that means
+   * nothing was said (a cough, a breath, line noise), fails with a StageFailure (already recorded)
+   * when the recogniser has evidence of words it could not give. Without it, nothing was said.
+   */
+  noWords?(audio: Int16Array): Observable<never>;
 }
 
 /** What happens during a reply, in order; each is emitted the moment it happens. */
 export type ReplyEvent =
-  /** The user's words; '' means nothing was said and the reply ends here. Not emitted for `say`. */
+  /** The user's words; '' means none were heard and the reply ends here (after `noWords`). Not emitted for `say`. */
   | { type: 'transcribed'; text: string }
   /** A sentence of the answer is ready (it goes to TTS now). */
   | { type: 'sentence'; index: number; text: string }
@@ -78,7 +85,8 @@ export function reply(
   return transcript$.pipe(
     concatMap((transcript) => {
       const heard: ReplyEvent[] = source.kind === 'say' ? [] : [{ type: 'transcribed', text: transcript }];
-      if (transcript === '') return of(...heard);
+      if (transcript === '')
+        return concat(of(...heard), source.kind === 'audio' ? (stages.noWords?.(source.audio) ?? EMPTY) : EMPTY);
       const answer$ = source.kind === 'say' ? of(transcript) : stages.answer(transcript);
       return concat(
         of(...heard),

@@ -1,3 +1,4 @@
+import { looksLikeGgufFile } from '../../records/gguf-model-id.js';
 import type { Capability } from '../../records/provider-catalog.js';
 import type { ProviderAvailability } from '../status/availability.js';
 
@@ -24,11 +25,25 @@ export class Usability {
   problem(capability: Capability, section: SectionRef): string | null {
     const entry = this.of(capability, section.provider);
     if (entry === undefined) return `${section.provider} is not a ${capability} provider`;
+    const invalid = entry.local_models.find((m) => m.model === section.model && m.status === 'invalid');
+    if (invalid !== undefined)
+      return `${section.provider}: model ${section.model} is invalid: ${invalid.problem ?? ''}`;
+    // Models found on disk (installed or invalid): the section's model is one of the installed ones or not.
+    if (entry.local_models.length > 0) {
+      const installed = entry.local_models.filter((m) => m.status === 'installed').map((m) => m.model);
+      return installed.includes(section.model) ? null : notInstalled(section, installed);
+    }
     if (!entry.configured) return `${section.provider}: ${entry.reason ?? 'not usable here'}`;
-    if (entry.kind === 'local' && !entry.models.includes(section.model))
-      return `${section.provider}: model ${section.model} is not installed (installed: ${entry.models.join(', ')}; npm run models downloads the others)`;
+    if (entry.kind === 'local' && !entry.models.includes(section.model)) return notInstalled(section, entry.models);
     if (entry.kind === 'binary' && section.voice !== undefined && !entry.voices.includes(section.voice))
       return `${section.provider}: voice ${section.voice} is not installed (installed: ${entry.voices.join(', ')})`;
     return null;
   }
+}
+
+function notInstalled(section: SectionRef, installed: readonly string[]): string {
+  const fix = looksLikeGgufFile(section.model)
+    ? `no file MODELS_DIR/${section.model}`
+    : 'npm run models downloads the others';
+  return `${section.provider}: model ${section.model} is not installed (installed: ${installed.join(', ') || 'none'}; ${fix})`;
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { LlamaChat, type ChatModelFunctions, type LlamaChatResponse, type LlamaGrammar } from 'node-llama-cpp';
 import type { LlmDelta, LlmProvider, LlmRequest, LlmToolCall, LlmToolRequest } from '../llm.js';
-import { ProviderError } from '../provider-error.js';
+import { ProviderError, ProviderNotConfigured } from '../provider-error.js';
 import { toChatHistory, toFunctions } from './chat-history.js';
 import { ChunkQueue } from './chunk-queue.js';
 import {
@@ -34,12 +34,22 @@ export class LlamaLlm implements LlmProvider {
     /** The .gguf file. */
     readonly modelPath: string,
     options: Partial<LlamaModelOptions> = {},
+    /**
+     * Why the file must not be loaded (invalid: wrong size or sha256; not installed), asked before
+     * every request; null when it may. By default only the loader's own check of the file.
+     */
+    private readonly problem: () => Promise<string | null> = async () => null,
   ) {
     this.options = { ...defaultLlamaModelOptions, ...options };
   }
 
-  /** The shared model, loading it on first use (a ProviderError when the file is missing or does not load). */
-  loaded(): Promise<SharedLlamaModel> {
+  /**
+   * The shared model, loading it on first use: a ProviderNotConfigured when the file is invalid
+   * (it is never loaded then) or not installed, a ProviderError when it does not load.
+   */
+  async loaded(): Promise<SharedLlamaModel> {
+    const problem = await this.problem();
+    if (problem !== null) throw new ProviderNotConfigured(providerName, problem);
     return SharedLlamaModel.load(this.modelPath, this.options);
   }
 

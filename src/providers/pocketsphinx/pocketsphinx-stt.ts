@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { ProviderError } from '../provider-error.js';
 import type { StreamingSttProvider, SttRequest, SttStream, SttStreamRequest } from '../stt.js';
+import { bandOf } from './sphinx-band.js';
 import { phraseGrammar } from './sphinx-grammar.js';
 import { defaultPocketsphinxOptions, type PocketsphinxOptions } from './sphinx-options.js';
 import { SphinxPool } from './sphinx-pool.js';
@@ -14,10 +15,13 @@ const label = 'pocketsphinx';
  * English, trained weights from Debian's `pocketsphinx-en-us`, no download. Streams: a session
  * opens a stream at the onset of speech and the decoder works through the utterance as it is
  * spoken, so the transcript is ready a few ms after the end of speech. A whole utterance can also
- * be transcribed at once (when no decoder was free at the onset, or for other callers).
+ * be transcribed at once (when no decoder was free at the onset, or for other callers). Phone
+ * calls (`capturedRate` 8 kHz) get decoders of their own (sphinx-band.ts).
  */
 export class PocketsphinxStt implements StreamingSttProvider {
   readonly label = label;
+  /** With `phrases` it decodes a grammar: only those phrases can be heard. */
+  readonly phrasesOnly = true;
   readonly options: PocketsphinxOptions;
   readonly #pool: SphinxPool;
   readonly #logger: Logger | undefined;
@@ -33,9 +37,12 @@ export class PocketsphinxStt implements StreamingSttProvider {
     return this.#pool.busy;
   }
 
-  /** Loads one decoder now (start-up), so the first utterance does not wait ~0.3 s for the model. */
-  async warm(): Promise<void> {
-    await this.#pool.warm();
+  /**
+   * Loads a decoder for audio captured at `capturedRate` now, so the first utterance does not wait
+   * ~0.3-1 s for the model (a session calls it as it starts).
+   */
+  async warm(request: Pick<SttStreamRequest, 'capturedRate'> = {}): Promise<void> {
+    await this.#pool.warm(bandOf(request.capturedRate));
   }
 
   openStream(request: SttStreamRequest): SttStream | null {
@@ -43,7 +50,8 @@ export class PocketsphinxStt implements StreamingSttProvider {
     const worker = this.#pool.tryAcquire();
     if (worker === null) return null;
     const maxLag = Math.round((this.options.maxLagMs * rate) / 1000);
-    return new SphinxStream(this.#pool, worker, phraseGrammar(request.phrases), maxLag, this.#logger);
+    const opened = { grammar: phraseGrammar(request.phrases), band: bandOf(request.capturedRate) };
+    return new SphinxStream(this.#pool, worker, opened, maxLag, this.#logger);
   }
 
   async transcribe(request: SttRequest): Promise<string> {
@@ -55,7 +63,7 @@ export class PocketsphinxStt implements StreamingSttProvider {
       const samples = request.audio.slice();
       const { text } = await worker.client.call(
         'transcribe',
-        { samples, grammar: phraseGrammar(request.phrases) },
+        { samples, grammar: phraseGrammar(request.phrases), band: bandOf(request.capturedRate) },
         { signal: request.signal, transfer: [samples.buffer] },
       );
       return text;

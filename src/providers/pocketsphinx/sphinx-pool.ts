@@ -1,6 +1,7 @@
 import { WorkerClient } from '../../workers/worker-client.js';
 import { ProviderError } from '../provider-error.js';
-import { decoderArgv, type PocketsphinxOptions } from './sphinx-options.js';
+import type { SphinxBand } from './sphinx-band.js';
+import { decoderArgv, modelFiles, type PocketsphinxOptions } from './sphinx-options.js';
 import type { SphinxProtocol, SphinxWorkerSetup } from './sphinx-protocol.js';
 
 /** One decoder worker and how many of its decoders are not serving an utterance. */
@@ -82,9 +83,12 @@ export class SphinxPool {
     this.#serveWaiting();
   }
 
-  /** Loads one decoder now, so the first utterance does not wait for the model. */
-  async warm(): Promise<void> {
-    await this.#worker(0).client.call('warm', {});
+  /**
+   * Loads one decoder of `band` now, on the worker a first stream goes to, so the first utterance
+   * does not wait for the model.
+   */
+  async warm(band: SphinxBand): Promise<void> {
+    await this.#worker(0).client.call('warm', { band });
   }
 
   async close(): Promise<void> {
@@ -98,6 +102,7 @@ export class SphinxPool {
     if (existing !== undefined && !existing.stopped) return existing;
     const setup: SphinxWorkerSetup = {
       argv: decoderArgv(this.#options),
+      hmm: modelFiles(this.#options.modelDir).hmm,
       decoders: this.#perWorker,
       libraries: this.#options.libraries,
     };

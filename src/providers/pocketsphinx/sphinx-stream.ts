@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { ProviderError } from '../provider-error.js';
 import type { SttStream } from '../stt.js';
 import type { SphinxPool, SphinxWorker } from './sphinx-pool.js';
+import type { SphinxBand } from './sphinx-band.js';
 import type { SphinxGrammar } from './sphinx-protocol.js';
 
 let nextStream = 1;
@@ -29,7 +30,7 @@ export class SphinxStream implements SttStream {
   constructor(
     pool: SphinxPool,
     worker: SphinxWorker,
-    grammar: SphinxGrammar | null,
+    opened: { grammar: SphinxGrammar | null; band: SphinxBand },
     maxLagSamples: number,
     logger?: Logger,
   ) {
@@ -37,7 +38,7 @@ export class SphinxStream implements SttStream {
     this.#worker = worker;
     this.#maxLag = maxLagSamples;
     this.#logger = logger;
-    this.#opened = worker.client.call('open', { stream: this.#id, grammar }).catch((err: unknown) => this.#fail(err));
+    this.#opened = worker.client.call('open', { stream: this.#id, ...opened }).catch((err: unknown) => this.#fail(err));
   }
 
   get partial(): string {

@@ -2,70 +2,96 @@
  * Worker-thread side of the SphinxPool: up to `decoders` PocketSphinx decoders, created on first
  * use and reused, each serving one utterance at a time. Requests run one after another in arrival
  * order (serveRpc), so the streams of every session sharing this worker interleave window by window.
+ *
+ * Each decoder belongs to one band (sphinx-band.ts): its running cepstral mean is that channel's,
+ * so a phone call never inherits a browser's mean or the other way round. When every decoder this
+ * worker may hold exists and none of the band asked for is idle, an idle one of the other band
+ * makes room.
  */
 import { workerData } from 'node:worker_threads';
 import { serveRpc } from '../../workers/serve-rpc.js';
+import { phoneFeatParams, type SphinxBand } from './sphinx-band.js';
 import { SphinxDecoder } from './sphinx-library.js';
 import type { SphinxGrammar, SphinxProtocol, SphinxWorkerSetup } from './sphinx-protocol.js';
 
 const setup = workerData as SphinxWorkerSetup;
-const idle: SphinxDecoder[] = [];
-const streams = new Map<number, SphinxDecoder>();
+/** A decoder with the band it serves. */
+interface BandDecoder {
+  decoder: SphinxDecoder;
+  band: SphinxBand;
+}
+const idle: Record<SphinxBand, BandDecoder[]> = { phone: [], wide: [] };
+const streams = new Map<number, BandDecoder>();
 let created = 0;
 
-function take(): SphinxDecoder {
-  const decoder = idle.pop();
-  if (decoder !== undefined) return decoder;
-  // The main thread counts free decoders before it asks, so this is a bug there, not load.
-  if (created >= setup.decoders) throw new Error(`all ${setup.decoders} decoders of this worker are busy`);
-  const fresh = new SphinxDecoder(setup.argv, setup.libraries);
+function argvOf(band: SphinxBand): string[] {
+  return band === 'phone' ? [...setup.argv, '-featparams', phoneFeatParams(setup.hmm)] : setup.argv;
+}
+
+function take(band: SphinxBand): BandDecoder {
+  const ready = idle[band].pop();
+  if (ready !== undefined) return ready;
+  if (created >= setup.decoders) {
+    const spare = idle[band === 'phone' ? 'wide' : 'phone'].shift();
+    // The main thread counts free decoders before it asks, so this is a bug there, not load.
+    if (spare === undefined) throw new Error(`all ${setup.decoders} decoders of this worker are busy`);
+    spare.decoder.dispose();
+    created--;
+  }
+  const fresh = { decoder: new SphinxDecoder(argvOf(band), setup.libraries), band };
   created++;
   return fresh;
 }
 
-/** Takes a decoder and starts an utterance; a decoder that cannot start goes back idle. */
-function begin(grammar: SphinxGrammar | null): SphinxDecoder {
-  const decoder = take();
-  try {
-    decoder.start(grammar);
-  } catch (err) {
-    idle.push(decoder);
-    throw err;
-  }
-  return decoder;
+function putBack(used: BandDecoder): void {
+  idle[used.band].push(used);
 }
 
-function streamOf(stream: number): SphinxDecoder {
-  const decoder = streams.get(stream);
-  if (decoder === undefined) throw new Error(`no utterance is open for stream ${stream}`);
-  return decoder;
+/** Takes a decoder and starts an utterance; a decoder that cannot start goes back idle. */
+function begin(grammar: SphinxGrammar | null, band: SphinxBand): BandDecoder {
+  const taken = take(band);
+  try {
+    taken.decoder.start(grammar);
+  } catch (err) {
+    putBack(taken);
+    throw err;
+  }
+  return taken;
+}
+
+function streamOf(stream: number): BandDecoder {
+  const taken = streams.get(stream);
+  if (taken === undefined) throw new Error(`no utterance is open for stream ${stream}`);
+  return taken;
 }
 
 /** Runs `work` on the stream's decoder; on failure the utterance is dropped and the decoder freed. */
 function onStream<T>(stream: number, work: (decoder: SphinxDecoder) => T, release = false): T {
-  const decoder = streamOf(stream);
+  const taken = streamOf(stream);
   try {
-    return work(decoder);
+    return work(taken.decoder);
   } catch (err) {
     release = true;
-    decoder.cancel();
+    taken.decoder.cancel();
     throw err;
   } finally {
     if (release) {
       streams.delete(stream);
-      idle.push(decoder);
+      putBack(taken);
     }
   }
 }
 
 serveRpc<SphinxProtocol>({
-  async warm() {
-    if (created === 0) idle.push(take());
+  async warm({ band }) {
+    const held = idle[band].length > 0 || [...streams.values()].some((s) => s.band === band);
+    const room = created < setup.decoders || idle.phone.length + idle.wide.length > 0;
+    if (!held && room) putBack(take(band));
     return {};
   },
-  async open({ stream, grammar }) {
+  async open({ stream, grammar, band }) {
     if (streams.has(stream)) throw new Error(`stream ${stream} is open already`);
-    streams.set(stream, begin(grammar));
+    streams.set(stream, begin(grammar, band));
     return {};
   },
   async feed({ stream, samples }) {
@@ -79,16 +105,16 @@ serveRpc<SphinxProtocol>({
     if (decoder !== undefined) onStream(stream, (d) => d.cancel(), true);
     return {};
   },
-  async transcribe({ samples, grammar }) {
-    const decoder = begin(grammar);
+  async transcribe({ samples, grammar, band }) {
+    const taken = begin(grammar, band);
     try {
-      decoder.process(samples);
-      return { text: decoder.end() };
+      taken.decoder.process(samples);
+      return { text: taken.decoder.end() };
     } catch (err) {
-      decoder.cancel();
+      taken.decoder.cancel();
       throw err;
     } finally {
-      idle.push(decoder);
+      putBack(taken);
     }
   },
 });

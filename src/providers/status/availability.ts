@@ -6,13 +6,13 @@ import type { EspeakProbe } from '../espeak/espeak-probe.js';
 import type { FliteProbe } from '../flite/flite-probe.js';
 import { pocketsphinxProblem } from '../pocketsphinx/sphinx-probe.js';
 import { ModelFolders } from './model-folders.js';
+import type { ModelSnapshot } from './model-inventory.js';
 
 export type ProviderAvailability = z.infer<typeof providerAvailabilitySchema>;
 
 /** What the availability and health checks read about this deployment. */
 export interface StatusSources {
   config: Config;
-  folders: ModelFolders;
   espeak: EspeakProbe;
   flite: FliteProbe;
 }
@@ -31,10 +31,15 @@ export function remoteReason(config: Config): string | null {
 
 /**
  * A catalog provider marked configured or not, for `presets/available`: remote ones need an
- * OpenAI key or base URL, espeak-ng and flite need to run (their voices are the installed ones), local ones
- * list only the models installed under MODELS_DIR. Loads no model and calls no upstream.
+ * OpenAI key or base URL, espeak-ng and flite need to run (their voices are the installed ones),
+ * local ones list the models the snapshot found installed (with every model found, invalid ones
+ * too, in `local_models`). Loads no model and calls no upstream.
  */
-export async function providerAvailability(info: ProviderInfo, from: StatusSources): Promise<ProviderAvailability> {
+export async function providerAvailability(
+  info: ProviderInfo,
+  from: StatusSources,
+  models: ModelSnapshot,
+): Promise<ProviderAvailability> {
   const base = {
     capability: info.capability,
     provider: info.provider,
@@ -45,6 +50,7 @@ export async function providerAvailability(info: ProviderInfo, from: StatusSourc
     voices: [...info.voices],
     default_voice: info.defaultVoice,
     any_model: info.anyModel,
+    local_models: [],
   };
   if (info.kind === 'remote') {
     const reason = remoteReason(from.config);
@@ -61,9 +67,15 @@ export async function providerAvailability(info: ProviderInfo, from: StatusSourc
       info.defaultVoice !== null && voices.includes(info.defaultVoice) ? info.defaultVoice : (voices[0] ?? null);
     return { ...base, voices, default_voice: defaultVoice, configured: probe.ok, reason: probe.problem };
   }
-  const installed = await from.folders.installedOf(info);
-  if (installed.length === 0) return { ...base, configured: false, reason: ModelFolders.missingReason(info) };
+  const found = models.of(info);
+  const installed = found.filter((m) => m.status === 'installed').map((m) => m.model);
+  const local = { ...base, local_models: found.map((m) => ({ ...m })) };
+  if (installed.length === 0) {
+    const invalid = found.map((m) => `${m.model} is invalid: ${m.problem ?? ''}`);
+    const reason = invalid.length > 0 ? invalid.join('; ') : ModelFolders.missingReason(info);
+    return { ...local, configured: false, reason };
+  }
   const defaultModel =
     info.defaultModel !== null && installed.includes(info.defaultModel) ? info.defaultModel : (installed[0] ?? null);
-  return { ...base, models: installed, default_model: defaultModel, configured: true, reason: null };
+  return { ...local, models: installed, default_model: defaultModel, configured: true, reason: null };
 }

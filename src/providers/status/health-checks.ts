@@ -3,6 +3,7 @@ import { programOf, remoteReason, type StatusSources } from './availability.js';
 import { describeError, roundMs } from './describe-error.js';
 import { pocketsphinxProblem } from '../pocketsphinx/sphinx-probe.js';
 import { ModelFolders } from './model-folders.js';
+import { isModelProvider, type ModelSnapshot } from './model-inventory.js';
 
 export interface ProviderCheck {
   capability: Capability;
@@ -17,28 +18,44 @@ type Outcome = Omit<ProviderCheck, 'capability' | 'provider'>;
 const defaultOpenAiBaseUrl = 'https://api.openai.com/v1';
 
 /**
- * Probes every catalog provider concurrently, for /health/providers: one `GET /models` serves
- * every OpenAI-compatible capability, espeak-ng and flite synthesize one word, local models' files must be
- * readable (loading them is the pipeline's job). Never sends audio anywhere.
+ * Probes every catalog provider but the local model ones concurrently, for /health/providers (the
+ * registry caches the result): one `GET /models` serves every OpenAI-compatible capability,
+ * espeak-ng and flite synthesize one word, PocketSphinx's library and files must load. Never sends
+ * audio anywhere.
  */
-export async function runHealthChecks(from: StatusSources, probeTimeoutMs: number): Promise<ProviderCheck[]> {
+export async function runProbes(from: StatusSources, probeTimeoutMs: number): Promise<ProviderCheck[]> {
   let remote: Promise<Outcome> | undefined;
   return Promise.all(
-    catalog.map(async (info): Promise<ProviderCheck> => {
-      const id = { capability: info.capability, provider: info.provider };
-      try {
-        if (info.kind === 'remote') {
-          remote ??= checkRemote(from, probeTimeoutMs);
-          return { ...id, ...(await remote) };
+    catalog
+      .filter((info) => !isModelProvider(info))
+      .map(async (info): Promise<ProviderCheck> => {
+        const id = { capability: info.capability, provider: info.provider };
+        try {
+          if (info.kind === 'remote') {
+            remote ??= checkRemote(from, probeTimeoutMs);
+            return { ...id, ...(await remote) };
+          }
+          if (info.provider === 'pocketsphinx') return { ...id, ...(await checkPocketsphinx(from)) };
+          return { ...id, ...(await checkProgram(info, from)) };
+        } catch (err) {
+          return { ...id, status: 'error', latency_ms: null, detail: describeError(err) };
         }
-        if (info.provider === 'pocketsphinx') return { ...id, ...(await checkPocketsphinx(from)) };
-        if (info.kind === 'binary') return { ...id, ...(await checkProgram(info, from)) };
-        return { ...id, ...(await checkLocal(info, from.folders)) };
-      } catch (err) {
-        return { ...id, status: 'error', latency_ms: null, detail: describeError(err) };
-      }
-    }),
+      }),
   );
+}
+
+/**
+ * Every catalog provider's check in catalog order: the probes' results, and the local model
+ * providers' read from the model snapshot (the one readiness reads, so the two always agree).
+ */
+export function providerChecks(probed: readonly ProviderCheck[], models: ModelSnapshot): ProviderCheck[] {
+  return catalog.map((info) => {
+    if (isModelProvider(info))
+      return { capability: info.capability, provider: info.provider, ...checkLocal(info, models) };
+    const check = probed.find((c) => c.capability === info.capability && c.provider === info.provider);
+    if (check === undefined) throw new Error(`no probe of ${info.capability}/${info.provider}`);
+    return check;
+  });
 }
 
 async function checkRemote(from: StatusSources, timeoutMs: number): Promise<Outcome> {
@@ -84,16 +101,17 @@ async function checkPocketsphinx(from: StatusSources): Promise<Outcome> {
   };
 }
 
-/** Installed models' files are present and readable. */
-async function checkLocal(info: ProviderInfo, folders: ModelFolders): Promise<Outcome> {
-  const start = performance.now();
-  const installed = await folders.installedOf(info);
-  if (installed.length === 0)
+/** Installed models are ok; any invalid one (wrong size or sha256, not a GGUF, unreadable) is an error. */
+function checkLocal(info: ProviderInfo, models: ModelSnapshot): Outcome {
+  const found = models.of(info);
+  if (found.length === 0)
     return { status: 'not_configured', latency_ms: null, detail: ModelFolders.missingReason(info) };
-  const problems = (await Promise.all(installed.map((id) => folders.unreadable(id, info.modelFiles?.[id])))).filter(
-    (p): p is string => p !== null,
-  );
-  const latency = roundMs(performance.now() - start);
-  if (problems.length > 0) return { status: 'error', latency_ms: latency, detail: problems.join('; ') };
-  return { status: 'ok', latency_ms: latency, detail: `installed: ${installed.join(', ')}` };
+  const invalid = found.filter((m) => m.status === 'invalid');
+  if (invalid.length > 0)
+    return {
+      status: 'error',
+      latency_ms: models.scanMs,
+      detail: invalid.map((m) => `${m.model} is invalid: ${m.problem ?? ''}`).join('; '),
+    };
+  return { status: 'ok', latency_ms: models.scanMs, detail: `installed: ${found.map((m) => m.model).join(', ')}` };
 }

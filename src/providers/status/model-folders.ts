@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
 import { access, readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { ggufModelIdProblem } from '../../records/gguf-model-id.js';
 import type { ProviderInfo } from '../../records/provider-catalog.js';
 
 async function isFile(path: string): Promise<boolean> {
@@ -23,7 +24,7 @@ async function isDirectory(path: string): Promise<boolean> {
  */
 export class ModelFolders {
   constructor(
-    private readonly modelsDir: string,
+    readonly modelsDir: string,
     private readonly aliases: Readonly<Record<string, string>> = {},
   ) {}
 
@@ -32,44 +33,35 @@ export class ModelFolders {
     return resolve(this.modelsDir, this.aliases[modelId] ?? modelId);
   }
 
-  /** The folder has config.json and onnx/. */
-  async installed(modelId: string): Promise<boolean> {
+  /** Whether the folder looks like a transformers.js model: config.json and onnx/. */
+  async looksInstalled(modelId: string): Promise<boolean> {
     const dir = this.dir(modelId);
     const [config, onnx] = await Promise.all([isFile(join(dir, 'config.json')), isDirectory(join(dir, 'onnx'))]);
     return config && onnx;
   }
 
-  /** The provider's models that are installed (their file, for single-file models), in catalog order. */
-  async installedOf(info: ProviderInfo): Promise<string[]> {
-    const installed = await Promise.all(
-      info.models.map((id) => {
-        const file = info.modelFiles?.[id];
-        return file === undefined ? this.installed(id) : isFile(join(this.dir(id), file));
-      }),
-    );
-    return info.models.filter((_, i) => installed[i]);
+  /**
+   * The file of a single-file model: a catalog model's file in its folder, or (providers taking
+   * any GGUF) the file a GGUF model id names under MODELS_DIR; undefined when the id names none.
+   */
+  file(info: ProviderInfo, modelId: string): string | undefined {
+    const file = info.modelFiles?.[modelId];
+    if (file !== undefined) return join(this.dir(modelId), file);
+    if (info.anyGgufFile === true && ggufModelIdProblem(modelId) === null) return resolve(this.modelsDir, modelId);
+    return undefined;
   }
 
-  /**
-   * Why a model cannot be used, or null when it can: its `file` is readable (single-file models),
-   * or config.json and at least one .onnx file are.
-   */
-  async unreadable(modelId: string, file?: string): Promise<string | null> {
+  /** Why a model folder cannot be used, or null when it can: config.json and at least one .onnx file are readable. */
+  async unreadable(modelId: string): Promise<string | null> {
     const dir = this.dir(modelId);
-    if (file !== undefined) {
-      return access(join(dir, file), constants.R_OK).then(
-        () => null,
-        () => `${modelId}: ${file} is not readable`,
-      );
-    }
     try {
       await access(join(dir, 'config.json'), constants.R_OK);
     } catch {
-      return `${modelId}: config.json is not readable`;
+      return 'config.json is not readable';
     }
     const files = await readdir(join(dir, 'onnx')).catch(() => [] as string[]);
     const onnx = files.filter((f) => f.endsWith('.onnx'));
-    if (onnx.length === 0) return `${modelId}: no .onnx file in onnx/`;
+    if (onnx.length === 0) return 'no .onnx file in onnx/';
     const readable = await Promise.all(
       onnx.map((f) =>
         access(join(dir, 'onnx', f), constants.R_OK).then(
@@ -78,7 +70,7 @@ export class ModelFolders {
         ),
       ),
     );
-    return readable.some(Boolean) ? null : `${modelId}: no readable .onnx file in onnx/`;
+    return readable.some(Boolean) ? null : 'no readable .onnx file in onnx/';
   }
 
   /** What to tell an operator when none of the provider's models is installed. */
@@ -86,7 +78,8 @@ export class ModelFolders {
     const files = info.modelFiles;
     if (files !== undefined) {
       const paths = info.models.map((id) => `MODELS_DIR/${id}/${files[id] ?? '<file>'}`);
-      return `no model installed: expected ${paths.join(' or ')} (npm run models downloads it)`;
+      const own = info.anyGgufFile === true ? ', or any .gguf under MODELS_DIR' : '';
+      return `no model installed: expected ${paths.join(' or ')} (npm run models downloads it)${own}`;
     }
     return (
       `no model installed in MODELS_DIR: expected a folder with config.json and onnx/ for one of ` +

@@ -19,5 +19,5 @@ export async function localEmbeddingModelMissing(model: string, modelDir: string
     info === undefined
       ? `no model installed in MODELS_DIR: expected a folder with config.json and onnx/ for ${model}`
       : ModelFolders.missingReason({ ...info, models: [model] });
-  return `no embedding model local:${model}: ${reason}; looked in ${modelDir} (${problem.replace(/^[^:]*: /, '')}); ${openAiEmbeddingsHint}`;
+  return `no embedding model local:${model}: ${reason}; looked in ${modelDir} (${problem}); ${openAiEmbeddingsHint}`;
 }

@@ -72,7 +72,7 @@ export const providersHealthSchema = z
     providers: z.array(providerCheckSchema),
     built_in: builtInPresetSchema.shape.choices.meta({
       description:
-        'The built-in preset (agents with preset_id null): per capability the provider chosen at start-up, and whether it works here',
+        'The built-in preset (agents with preset_id null): per capability the provider chosen from what is usable now, and whether it works here',
     }),
   })
   .meta({ id: 'ProvidersHealth' });

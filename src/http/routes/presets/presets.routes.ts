@@ -13,6 +13,7 @@ import type { RagService } from '../../../rag/rag-service.js';
 import type { Store } from '../../../store/store.js';
 import { builtInSettings } from '../../../providers/built-in/built-in-preset.js';
 import { defineRoute, type RouteDef } from '../../route.js';
+import { ownModelFileProblems } from './own-model-files.js';
 import { availableQuery, listPresetsQuery, presetIdParams } from './presets.schema.js';
 
 const tag = 'Presets';
@@ -58,7 +59,7 @@ export function presetRoutes(
       path: '/presets/built-in',
       operationId: 'getBuiltInPreset',
       summary:
-        'The built-in preset (agents with preset_id null): per capability the first provider usable on this server, chosen at start-up',
+        'The built-in preset (agents with preset_id null): per capability the first provider usable on this server now',
       tag,
       responses: { 200: { description: 'The built-in preset', schema: builtInPresetSchema } },
       handler: async () => ({ body: await registry.builtIn() }),
@@ -70,6 +71,7 @@ export function presetRoutes(
       summary: 'Create a preset',
       tag,
       body: presetCreateSchema,
+      bodyProblems: (sent) => ownModelFileProblems(registry, sent),
       responses: { 201: { description: 'The new preset', schema: presetSchema } },
       handler: async (ctx, { body }) => {
         const preset = await store.presets.create(body, builtInSettings(await registry.builtIn()));
@@ -96,6 +98,7 @@ export function presetRoutes(
       tag,
       params: presetIdParams,
       body: presetPatchSchema,
+      bodyProblems: (sent) => ownModelFileProblems(registry, sent),
       errors: [404, 409],
       responses: { 200: { description: 'The updated preset', schema: presetSchema } },
       handler: async (_ctx, { params, body }) => {
