@@ -112,28 +112,8 @@ export class OpenAiAudioServer {
   }
 
   private async transcription(req: IncomingMessage, raw: Buffer, res: ServerResponse): Promise<void> {
-    const form = await new Request('http://local/', {
-      method: 'POST',
-      headers: { 'content-type': req.headers['content-type'] ?? '' },
-      body: raw,
-    }).formData();
-    const fields: Record<string, string> = {};
-    let file: File | null = null;
-    for (const [name, value] of form.entries()) {
-      if (typeof value === 'string') fields[name] = value;
-      else if (name === 'file') file = value;
-    }
-    if (file === null) return sendJson(res, 400, { error: { message: 'file is required' } });
-    const call: TranscriptionCall = {
-      index: this.transcriptions.length,
-      model: fields['model'] ?? null,
-      language: fields['language'] ?? null,
-      fields,
-      fileName: file.name,
-      fileType: file.type,
-      audio: parseWav(new Uint8Array(await file.arrayBuffer())),
-      authorization: req.headers.authorization,
-    };
+    const call = await readTranscriptionCall(req, raw, this.transcriptions.length);
+    if (call === null) return sendJson(res, 400, { error: { message: 'file is required' } });
     this.transcriptions.push(call);
     const answer = await (this.options.transcribe ?? ((c) => `heard ${c.audio.samples.length} samples`))(call);
     if (typeof answer !== 'string')
@@ -169,6 +149,36 @@ export class OpenAiAudioServer {
     finished = true;
     res.end();
   }
+}
+
+/** A `POST /v1/audio/transcriptions` multipart upload as a TranscriptionCall; null without a file. */
+export async function readTranscriptionCall(
+  req: IncomingMessage,
+  raw: Buffer,
+  index: number,
+): Promise<TranscriptionCall | null> {
+  const form = await new Request('http://local/', {
+    method: 'POST',
+    headers: { 'content-type': req.headers['content-type'] ?? '' },
+    body: raw,
+  }).formData();
+  const fields: Record<string, string> = {};
+  let file: File | null = null;
+  for (const [name, value] of form.entries()) {
+    if (typeof value === 'string') fields[name] = value;
+    else if (name === 'file') file = value;
+  }
+  if (file === null) return null;
+  return {
+    index,
+    model: fields['model'] ?? null,
+    language: fields['language'] ?? null,
+    fields,
+    fileName: file.name,
+    fileType: file.type,
+    audio: parseWav(new Uint8Array(await file.arrayBuffer())),
+    authorization: req.headers.authorization,
+  };
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {

@@ -38,7 +38,7 @@ function chunk(model: string, delta: Record<string, unknown>, finish: string | n
  * call's id and name in one chunk and its arguments' JSON in three fragments, then
  * `finish_reason: tool_calls`.
  */
-function toolCallEvents(model: string, answer: ToolCallsAnswer): string[] {
+export function toolCallEvents(model: string, answer: ToolCallsAnswer): string[] {
   const events: string[] = [chunk(model, { role: 'assistant', content: answer.text ?? null })];
   answer.toolCalls.forEach((call, index) => {
     const args = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
@@ -53,6 +53,33 @@ function toolCallEvents(model: string, answer: ToolCallsAnswer): string[] {
   });
   events.push(chunk(model, {}, 'tool_calls'));
   return events;
+}
+
+/** The server-sent events of a text answer as OpenAI streams it: one chunk per word, then `finish_reason: stop`. */
+export function textEvents(model: string, text: string): string[] {
+  const words = text.split(/(?<= )/);
+  const events = words.map((w, i) => chunk(model, i === 0 ? { role: 'assistant', content: w } : { content: w }));
+  events.push(chunk(model, {}, 'stop'));
+  return events;
+}
+
+const sseHeaders = { 'Content-Type': 'text/event-stream' };
+
+/** Server-sent events as they go on the wire, ending with `data: [DONE]`. */
+export function sseBody(events: string[]): string {
+  return events.map((e) => `data: ${e}\n\n`).join('') + 'data: [DONE]\n\n';
+}
+
+/** A whole (not streamed) chat completion answering `text`. */
+export function completion(model: string, text: string): Record<string, unknown> {
+  return {
+    id: 'chatcmpl-test',
+    object: 'chat.completion',
+    created: 0,
+    model,
+    choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
+    usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+  };
 }
 
 /**
@@ -74,52 +101,11 @@ export async function startOpenAiServer(
     const body = req.json as ChatCompletionRequest;
     const result = await answer(body, calls++);
     if (typeof result !== 'string' && 'toolCalls' in result) {
-      return {
-        body:
-          toolCallEvents(body.model, result)
-            .map((e) => `data: ${e}\n\n`)
-            .join('') + 'data: [DONE]\n\n',
-        headers: { 'Content-Type': 'text/event-stream' },
-      };
+      return { body: sseBody(toolCallEvents(body.model, result)), headers: sseHeaders };
     }
     if (typeof result !== 'string') return result;
-    if (body.stream) {
-      const words = result.split(/(?<= )/);
-      const events = words.map((w, i) =>
-        JSON.stringify({
-          id: 'chatcmpl-test',
-          object: 'chat.completion.chunk',
-          created: 0,
-          model: body.model,
-          choices: [
-            { index: 0, delta: i === 0 ? { role: 'assistant', content: w } : { content: w }, finish_reason: null },
-          ],
-        }),
-      );
-      events.push(
-        JSON.stringify({
-          id: 'chatcmpl-test',
-          object: 'chat.completion.chunk',
-          created: 0,
-          model: body.model,
-          choices: [{ index: 0, delta: {}, finish_reason: 'stop' }],
-        }),
-      );
-      return {
-        body: events.map((e) => `data: ${e}\n\n`).join('') + 'data: [DONE]\n\n',
-        headers: { 'Content-Type': 'text/event-stream' },
-      };
-    }
-    return {
-      body: {
-        id: 'chatcmpl-test',
-        object: 'chat.completion',
-        created: 0,
-        model: body.model,
-        choices: [{ index: 0, message: { role: 'assistant', content: result }, finish_reason: 'stop' }],
-        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-      },
-    };
+    if (body.stream) return { body: sseBody(textEvents(body.model, result)), headers: sseHeaders };
+    return { body: completion(body.model, result) };
   });
   return Object.assign(server, { baseUrl: `${server.url}/v1` });
 }

@@ -45,6 +45,8 @@ export class OpenAiLlm implements LlmProvider {
       const delta = chunk.choices[0]?.delta.content;
       if (delta) yield delta;
     }
+    // The SDK ends an aborted stream quietly: what came is cut short, not the whole answer.
+    request.signal?.throwIfAborted();
   }
 
   /**
@@ -84,6 +86,8 @@ export class OpenAiLlm implements LlmProvider {
         calls.set(part.index, call);
       }
     }
+    // The SDK ends an aborted stream quietly: its calls are cut (half their arguments), never to be run.
+    request.signal?.throwIfAborted();
     if (calls.size > 0) {
       const ordered = [...calls.entries()]
         .sort(([a], [b]) => a - b)
