@@ -1,13 +1,39 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * The suite's files in two lanes that run side by side. Most files spend their time waiting on real
+ * time (audio paced at real-time speed, Redis, timers, child processes), so they run three at a time
+ * (`waiting`). Files that keep a core busy while timing matters to what they check (Chromium, the
+ * phone echo guard, real recognisers on real-time audio, a cluster of processes) run one at a time
+ * in their own lane (`busy`), beside the others, so two of them never starve each other.
+ */
+const busy = [
+  'test/browser/**/*.test.ts',
+  'test/e2e/voice-twilio-echo.test.ts',
+  'test/e2e/voice-real-*.test.ts',
+  'test/e2e/voice-pocketsphinx.test.ts',
+  'test/e2e/voice-first-utterance.test.ts',
+  'test/integration/livekit-real-speech.test.ts',
+  'test/integration/agent-tests.test.ts',
+  'test/integration/cluster.test.ts',
+  'test/integration/recordings*.test.ts',
+  'test/unit/vad-memory.test.ts',
+];
+
+const shared = {
+  // Writes the random-weight test models (scripts/make-test-models.ts) before any file runs.
+  globalSetup: ['test/support/global-setup.ts'],
+  testTimeout: 30_000,
+  hookTimeout: 30_000,
+  pool: 'forks' as const,
+};
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // Writes the random-weight test models (scripts/make-test-models.ts) before any file runs.
-    globalSetup: ['test/support/global-setup.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
-    pool: 'forks',
     reporters: ['default'],
+    projects: [
+      { test: { ...shared, name: 'busy', include: busy, maxWorkers: 1 } },
+      { test: { ...shared, name: 'waiting', include: ['test/**/*.test.ts'], exclude: busy, maxWorkers: 3 } },
+    ],
   },
 });

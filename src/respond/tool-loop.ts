@@ -1,4 +1,5 @@
 import type { ChatMessage, LlmProvider, LlmToolCall } from '../providers/llm.js';
+import { ProviderError } from '../providers/provider-error.js';
 import type { StoredPreset } from '../records/preset.js';
 import type { CallAction } from '../actions/call-action.js';
 import type { ToolContext, ToolOutcome, Toolbox } from '../tools/toolbox.js';
@@ -56,6 +57,9 @@ export async function* answerWithTools(input: ToolLoopInput): AsyncIterable<stri
         yield delta.text;
       } else calls = delta.calls;
     }
+    // A round that streams neither words nor calls (at first, or after the tools' results) leaves the turn unanswered.
+    if (calls.length === 0 && text.trim() === '' && !signal.aborted)
+      throw new ProviderError(input.llm.label, 'the model returned no text');
     if (calls.length === 0 || round >= maxToolRounds) return;
     if (text !== '' && !text.endsWith('\n')) yield '\n';
 

@@ -5,6 +5,7 @@ import { abortable } from '../pipeline/reply/abortable.js';
 import type { ReplyStages } from '../pipeline/reply/reply.js';
 import { StageFailure } from '../pipeline/reply/stage-failure.js';
 import type { EndOfTurnModel } from '../pipeline/turn/end-of-turn-model.js';
+import type { ServerEvent } from './transport/messages.js';
 
 /**
  * The end-of-turn model's verdict on a tentative turn (END_OF_TURN), or nothing without a model.
@@ -27,18 +28,28 @@ export function endOfTurnEvents(
 
 /**
  * What the user said over the agent (OVERHEARD), to tell a barge-in from an acknowledgement. A
- * transcription that failed (already recorded as an error) counts as nothing said: playback resumes.
+ * transcription that failed (already recorded as an error) counts as nothing said: playback
+ * resumes, and the user is told (`tell`: a `turn_failed` error), so words left unheard leave a
+ * trace on both sides.
  */
 export function overheardEvents(
   stages: Pick<ReplyStages, 'transcribe'>,
   audio: Int16Array,
   startMs?: number,
+  tell?: (message: Extract<ServerEvent, { type: 'error' }>) => void,
 ): Observable<SessionEvent> {
   return stages.transcribe(audio, startMs).pipe(
     take(1),
     map((text): SessionEvent => ({ type: 'OVERHEARD', text: text.trim() })),
-    catchError((err: unknown) =>
-      err instanceof StageFailure ? of<SessionEvent>({ type: 'OVERHEARD', text: '' }) : throwError(() => err),
-    ),
+    catchError((err: unknown) => {
+      if (!(err instanceof StageFailure)) return throwError(() => err);
+      tell?.({
+        type: 'error',
+        code: 'turn_failed',
+        reason: err.reason,
+        message: 'the speech over the answer was not heard',
+      });
+      return of<SessionEvent>({ type: 'OVERHEARD', text: '' });
+    }),
   );
 }

@@ -176,7 +176,7 @@ export class VoiceSession {
           this.logged(endOfTurnEvents(deps.endOfTurn, input.audio, deps.logger)),
         ),
         overhear: fromEventObservable<SessionEvent, AudioCheckInput>(({ input }) =>
-          this.logged(overheardEvents(graph.stages, input.audio, input.startMs)),
+          this.logged(overheardEvents(graph.stages, input.audio, input.startMs, (m) => transport.send(m))),
         ),
         act: fromPromise<ActOutput, CallAction>(({ input }) =>
           performCallAction(input, { agent, sessionId: session.id, transport, store: deps.store, logger: deps.logger }),

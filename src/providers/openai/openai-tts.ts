@@ -54,9 +54,16 @@ export class OpenAiTts implements TtsProvider {
     }
     const body = response.body;
     if (body === null) throw new ProviderError('openai', 'speech failed: the response had no body');
+    // Raw PCM comes as audio/* or application/octet-stream; text or JSON on a 200 is an error page.
+    const type = response.headers.get('content-type') ?? '';
+    if (/^(text\/|application\/(json|problem|xml|xhtml))/i.test(type)) {
+      await body.cancel().catch(() => undefined); // the answer is refused unread: nothing left to report
+      throw new ProviderError('openai', `speech failed: the answer is ${type.split(';')[0]}, not audio`);
+    }
     const reader = body.getReader();
     const pcm = new Pcm16Decoder();
     const { sampleRate } = this.options;
+    let heard = false;
     try {
       for (;;) {
         let next: Awaited<ReturnType<typeof reader.read>>;
@@ -72,8 +79,13 @@ export class OpenAiTts implements TtsProvider {
             },
           );
         }
-        if (next.done) return;
+        if (next.done) {
+          // a 200 that carried no audio for words to say is a failed call, not a silent sentence
+          if (!heard && !signal?.aborted) throw new ProviderError('openai', 'speech failed: the answer had no audio');
+          return;
+        }
         if (signal?.aborted) return;
+        heard ||= next.value.length > 0;
         const samples = pcm.push(next.value);
         if (samples.length > 0) yield { samples, sampleRate };
       }
