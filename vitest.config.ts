@@ -1,11 +1,11 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * The suite's files in two lanes that run side by side. Most files spend their time waiting on real
- * time (audio paced at real-time speed, Redis, timers, child processes), so they run three at a time
- * (`waiting`). Files that keep a core busy while timing matters to what they check (Chromium, the
- * phone echo guard, real recognisers on real-time audio, a cluster of processes) run one at a time
- * in their own lane (`busy`), beside the others, so two of them never starve each other.
+ * The suite's files in two lanes (vitest runs one project's files, then the other's). Most files
+ * spend their time waiting on real time (audio paced at real-time speed, Redis, timers, child
+ * processes), so they run three at a time (`waiting`). Files that keep a core busy while timing
+ * matters to what they check (Chromium, the phone echo guard, real recognisers on real-time audio,
+ * a cluster of processes) run two at a time (`busy`): one per core of a 2-core box.
  */
 const busy = [
   'test/browser/**/*.test.ts',
@@ -32,7 +32,7 @@ export default defineConfig({
   test: {
     reporters: ['default'],
     projects: [
-      { test: { ...shared, name: 'busy', include: busy, maxWorkers: 1 } },
+      { test: { ...shared, name: 'busy', include: busy, maxWorkers: 2 } },
       { test: { ...shared, name: 'waiting', include: ['test/**/*.test.ts'], exclude: busy, maxWorkers: 3 } },
     ],
   },

@@ -33,8 +33,10 @@ export function guardedStt(stt: SttProvider, limits: SpeechLimits): SttProvider 
     ).catch((err: unknown) => {
       throw asProviderError(stt.label, 'transcription', err, request.signal);
     });
-  if (!isStreaming(stt)) return { label: stt.label, transcribe };
-  const streaming: StreamingSttProvider = { label: stt.label, transcribe, openStream: (r) => stt.openStream(r) };
+  // what the provider says of itself carries over (phrasesOnly: its phrases are a grammar)
+  const own = { label: stt.label, ...(stt.phrasesOnly === undefined ? {} : { phrasesOnly: stt.phrasesOnly }) };
+  if (!isStreaming(stt)) return { ...own, transcribe };
+  const streaming: StreamingSttProvider = { ...own, transcribe, openStream: (r) => stt.openStream(r) };
   return streaming;
 }
 

@@ -3,6 +3,7 @@ import { callWithin, ProviderTimeout, streamWithin } from '../../src/providers/c
 import { guardedLlm, guardedStt, guardedTts } from '../../src/providers/guarded-providers.js';
 import type { LlmProvider } from '../../src/providers/llm.js';
 import { ProviderError } from '../../src/providers/provider-error.js';
+import type { StreamingSttProvider, SttProvider } from '../../src/providers/stt.js';
 
 /** Resolves after `ms`, or rejects with the signal's reason once it aborts. */
 const sleep = (ms: number, signal?: AbortSignal) =>
@@ -148,5 +149,16 @@ describe('guarded providers: every failure is a ProviderError, and bounded', () 
     await expect(collect(guarded.streamWithTools({ ...request, tools: [], toolChoice: 'auto' }))).rejects.toThrow(
       /openai: chat completion failed: bad SSE/,
     );
+  });
+});
+
+describe('guarded STT keeps what the provider says of itself', () => {
+  it('a recogniser whose phrases are a grammar is still one, streaming or not', () => {
+    const grammar: SttProvider = { label: 'pocketsphinx', phrasesOnly: true, transcribe: async () => '' };
+    const streaming: StreamingSttProvider = { ...grammar, openStream: () => null };
+    const limits = { sttTimeoutMs: 100, ttsTimeoutMs: 100, stallMs: 100 };
+    expect(guardedStt(grammar, limits).phrasesOnly).toBe(true);
+    expect(guardedStt(streaming, limits).phrasesOnly).toBe(true);
+    expect(guardedStt({ label: 'openai', transcribe: async () => '' }, limits).phrasesOnly).toBeUndefined();
   });
 });
