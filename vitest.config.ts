@@ -32,8 +32,17 @@ export default defineConfig({
   test: {
     reporters: ['default'],
     projects: [
-      { test: { ...shared, name: 'busy', include: busy, maxWorkers: 2 } },
-      { test: { ...shared, name: 'waiting', include: ['test/**/*.test.ts'], exclude: busy, maxWorkers: 3 } },
+      { test: { ...shared, name: 'busy', include: busy, maxWorkers: 2, sequence: { groupOrder: 1 } } },
+      {
+        test: {
+          ...shared,
+          name: 'waiting',
+          include: ['test/**/*.test.ts'],
+          exclude: busy,
+          maxWorkers: 3,
+          sequence: { groupOrder: 0 },
+        },
+      },
     ],
   },
 });
