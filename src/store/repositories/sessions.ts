@@ -193,9 +193,9 @@ export class SessionRepository {
   }
 
   /**
-   * Ends an active session: ended_at, end_reason, duration_ms, out of the active sets, counted in the
-   * stats. A voice session that never got its media connection never ran: no duration_ms. Returns the ended session, or null when it had already ended (two instances racing end it
-   * once). 404 when it does not exist. With `event` (a `session_end` entry), it is written into the
+   * Ends an active session: ended_at, end_reason, duration_ms (none for a voice session that never
+   * got its media connection), out of the active sets, counted in the stats. Returns the ended
+   * session, or null when it had already ended (two instances racing end it once). 404 when it does not exist. With `event` (a `session_end` entry), it is written into the
    * event outbox in the same step, its data completed with duration_ms and turns. With
    * `analysisRequest` (JSON), it goes into the analysis outbox in the same step too.
    */
