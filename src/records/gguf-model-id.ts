@@ -1,5 +1,5 @@
 /**
- * A `local-llama` model of the operator's own: any `.gguf` file under MODELS_DIR, named by its
+ * A `local-llama` model of the operator's own: a `.gguf` file anywhere under MODELS_DIR, named by its
  * path relative to MODELS_DIR with `/` between folders (`my-models/llama-3.2-1b-q4_k_m.gguf`). A
  * file elsewhere is linked into MODELS_DIR (a symbolic link works): the model id never leaves
  * that folder, so a preset cannot point the server at an arbitrary file.
