@@ -195,9 +195,10 @@ export class SessionRepository {
   /**
    * Ends an active session: ended_at, end_reason, duration_ms (none for a voice session that never
    * got its media connection), out of the active sets, counted in the stats. Returns the ended
-   * session, or null when it had already ended (two instances racing end it once). 404 when it does not exist. With `event` (a `session_end` entry), it is written into the
-   * event outbox in the same step, its data completed with duration_ms and turns. With
-   * `analysisRequest` (JSON), it goes into the analysis outbox in the same step too.
+   * session, or null when it had already ended (two instances racing end it once); 404 when it does
+   * not exist. With `event` (a `session_end` entry), it is written into the event outbox in the same
+   * step, its data completed with duration_ms and turns; `analysisRequest` (JSON) likewise into the
+   * analysis outbox.
    */
   async end(
     id: string,
