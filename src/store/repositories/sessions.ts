@@ -193,12 +193,10 @@ export class SessionRepository {
   }
 
   /**
-   * Ends an active session: ended_at, end_reason, duration_ms (none for a voice session that never
-   * got its media connection), out of the active sets, counted in the stats. Returns the ended
-   * session, or null when it had already ended (two instances racing end it once); 404 when it does
-   * not exist. With `event` (a `session_end` entry), it is written into the event outbox in the same
-   * step, its data completed with duration_ms and turns; `analysisRequest` (JSON) likewise into the
-   * analysis outbox.
+   * Ends an active session (ended_at, end_reason, duration_ms unless it never connected; counted in
+   * the stats); null when already ended (racing instances end it once), 404 when unknown. `event`
+   * (a `session_end`, completed with duration_ms and turns) and `analysisRequest` go into their
+   * outboxes in the same step.
    */
   async end(
     id: string,
