@@ -115,8 +115,11 @@ export class RecordingWriter {
       const out = this.agentResampler?.push(samples) ?? samples;
       const due = this.nowIndex() + Math.round((delayMs * recordingRate) / 1000);
       // A frame queued behind audio still playing follows it back to back (the playout's clock and
-      // this one round apart by a millisecond or two); after a gap it plays when it is due.
-      const at = delayMs > 0 && Math.abs(due - this.agentEnd) <= contiguousSamples ? this.agentEnd : due;
+      // this one round apart by a millisecond or two, more on a stalled event loop); the playout
+      // plays one frame after another, so a frame never overwrites one placed before it. After a
+      // gap it plays when it is due.
+      const follows = due < this.agentEnd || (delayMs > 0 && due - this.agentEnd <= contiguousSamples);
+      const at = follows ? this.agentEnd : due;
       this.agentEnd = this.place(this.agent, out, Math.max(at, this.committed));
     },
     cut: () => {

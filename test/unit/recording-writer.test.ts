@@ -93,6 +93,19 @@ describe('RecordingWriter', () => {
     expect(range(caller, 0, 7_360)).toEqual(Array(7_360).fill(0));
   });
 
+  it("a frame the playout says plays earlier than the audio before it ends follows it, never over it", async () => {
+    const w = writer();
+    w.agentTap.frame(fill(320, 1), 0); // 0 ms
+    w.agentTap.frame(fill(320, 2), 20); // 20 ms
+    // the event loop stalled: the playout's clock runs 30 ms behind this one's
+    w.agentTap.frame(fill(320, 3), 10);
+    w.agentTap.frame(fill(320, 4), 0);
+    t += 200;
+    await w.close();
+    const [, agent] = (await readRecording(join(dir, 'agt', 'cnv.wav'))).channel as [Int16Array, Int16Array];
+    expect(range(agent, 0, 1_280)).toEqual([1, 2, 3, 4].flatMap((v) => Array(320).fill(v)));
+  });
+
   it('a late first frame and the burst behind it move back when a punctual frame shows the real timing', async () => {
     const w = writer();
     t += 100; // the frame sent at 60 ms arrives 40 ms late, the one sent at 80 ms with it
