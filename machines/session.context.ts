@@ -80,7 +80,7 @@ export function dropTurn(context: SessionContext): Update {
 export function heard(context: SessionContext, event: SessionEvent): Update {
   if (event.type !== 'TRANSCRIBED') return {};
   const spoken = context.pending?.kind === 'audio' ? event.at - context.pending.speechEndedAt : 0;
-  const wait = endpointingWaitMs(event.text, context.turnTaking.waits);
+  const wait = endpointingWaitMs(event.text, context.turnTaking.waits, event.complete === true);
   return { transcript: event.text, waitMs: Math.max(0, wait - spoken) };
 }
 

@@ -93,8 +93,12 @@ export type SessionEvent =
       decidedAt: number;
     }
   | { type: 'TEXT'; text: string; receivedAt: number }
-  /** The turn's transcript, and when it arrived (wall-clock ms). */
-  | { type: 'TRANSCRIBED'; text: string; at: number }
+  /**
+   * The turn's transcript, and when it arrived (wall-clock ms). `complete`: evidence on the box
+   * (language model and pitch, src/pipeline/turn/statement-end.ts) says an unpunctuated transcript
+   * is a finished statement; absent when nothing judged it.
+   */
+  | { type: 'TRANSCRIBED'; text: string; at: number; complete?: boolean }
   | { type: 'END_OF_TURN'; probability: number }
   | { type: 'OVERHEARD'; text: string }
   | { type: 'AUDIO_STARTED' }

@@ -1,3 +1,6 @@
+import { SentenceEndLm } from './pipeline/turn/sentence-end-lm.js';
+import { modelFiles } from './providers/pocketsphinx/sphinx-options.js';
+import { defaultLibraries } from './providers/pocketsphinx/sphinx-library.js';
 import type { Logger } from 'pino';
 import { AgentTestRunner } from './agent-tests/test-runner.js';
 import { FliteTts } from './providers/flite/flite-tts.js';
@@ -91,6 +94,7 @@ export async function createServices(parts: ServiceParts): Promise<Services> {
   // One VAD worker per process: every voice session's windows run there in shared batches.
   const vad = await SileroVad.load({ logger, silenceFloorDbfs: config.vadSilenceFloorDbfs });
   const endOfTurnModel = await loadSmartTurn(config.modelsDir, logger);
+  const sentenceEnds = SentenceEndLm.open(modelFiles(config.pocketsphinx.modelDir).lm, defaultLibraries.sphinxbase, logger);
   const outbox = new EventOutbox({
     redisUrl: config.redisUrl,
     prefix: config.redisPrefix,
@@ -176,6 +180,7 @@ export async function createServices(parts: ServiceParts): Promise<Services> {
     logger,
     recorder,
     endOfTurn: endOfTurnModel ?? undefined,
+    sentenceEnds: sentenceEnds ?? undefined,
     recordings,
     limits: config.speechLimits,
   };

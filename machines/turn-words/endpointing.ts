@@ -19,11 +19,15 @@ export interface EndpointingWaits {
 }
 
 /**
+ * `statement`: an unpunctuated transcript that evidence from the audio and the recogniser's
+ * language model judged a finished statement (src/pipeline/turn/statement-end.ts). It waits as a
+ * finished sentence does.
+ *
  * `question`: an unpunctuated transcript (a recogniser such as pocketsphinx writes no punctuation)
  * that reads as a whole question: it opens with a question word or an inverted auxiliary, has at
  * least four words, and its last word can end a sentence. It waits as a finished sentence does.
  */
-export type TranscriptEnding = 'punctuation' | 'question' | 'number' | 'continuation' | 'other';
+export type TranscriptEnding = 'punctuation' | 'question' | 'statement' | 'number' | 'continuation' | 'other';
 
 const continuations = new Set([
   'and',
@@ -107,8 +111,12 @@ const openEndings = new Set(
   ),
 );
 
-/** How `transcript` ends, for the wait. Numbers win over punctuation: STT ends "555 0123." with a dot. */
-export function transcriptEnding(transcript: string): TranscriptEnding {
+/**
+ * How `transcript` ends, for the wait. Numbers win over punctuation: STT ends "555 0123." with a
+ * dot. `complete`: the transcript was judged a finished statement (only an ending that would
+ * otherwise be `other` becomes `statement`: a trailing "and" or a number still waits longer).
+ */
+export function transcriptEnding(transcript: string, complete = false): TranscriptEnding {
   const text = transcript.trim();
   const words = wordsOf(text);
   const last = words.at(-1);
@@ -121,14 +129,15 @@ export function transcriptEnding(transcript: string): TranscriptEnding {
   if (/(\.\.\.|…|[,;:\-–—])$/.test(text) || continuations.has(last)) return 'continuation';
   if (terminal) return 'punctuation';
   if (unpunctuatedQuestion(text, words)) return 'question';
-  return 'other';
+  return complete ? 'statement' : 'other';
 }
 
-/** The silence (ms after the end of speech) that ends a turn whose transcript so far is `transcript`. */
-export function endpointingWaitMs(transcript: string, waits: EndpointingWaits): number {
-  switch (transcriptEnding(transcript)) {
+/** The silence (ms after the end of speech) that ends a turn whose transcript so far is `transcript` (`complete`: see `transcriptEnding`). */
+export function endpointingWaitMs(transcript: string, waits: EndpointingWaits, complete = false): number {
+  switch (transcriptEnding(transcript, complete)) {
     case 'punctuation':
     case 'question':
+    case 'statement':
       return waits.punctuationMs;
     case 'number':
       return waits.numberMs;

@@ -18,6 +18,8 @@ export const defaultTurnTakingSettings = {
   endpointing_max_ms: 1_500,
   endpointing_default_ms: 1_000,
   smart_turn_threshold: 0.5,
+  statement_end_threshold: -1.5 as number | null,
+  statement_end_pitch: true,
   backchannel_words: [
     'okay',
     'ok',
@@ -77,6 +79,21 @@ export const turnTakingSettingsShape = {
     description:
       'Smart mode with an end-of-turn model loaded: at or above this probability the turn ends at the short silence.',
   }),
+  statement_end_threshold: z
+    .number()
+    .min(-10)
+    .max(0)
+    .nullable()
+    .meta({
+      description:
+        'Smart mode, unpunctuated transcripts: log10 P(end of sentence | last two words) under the ' +
+        "recogniser's language model at or above which a statement counts as finished (with " +
+        '`statement_end_pitch`, its pitch must fall too): it then waits `endpointing_punctuation_ms`. null: off.',
+    }),
+  statement_end_pitch: z.boolean().meta({
+    description:
+      'Smart mode: a finished statement (see `statement_end_threshold`) must also end with its pitch falling to the speaker\'s floor.',
+  }),
   backchannel_words: phrases('Acknowledgements that never interrupt the agent (matched whole, case-insensitive).'),
   stop_words: phrases('Words that interrupt the agent at once, however short.'),
 };
@@ -91,6 +108,8 @@ export const turnTakingRecordShape = {
   endpointing_max_ms: z.number().int(),
   endpointing_default_ms: z.number().int(),
   smart_turn_threshold: z.number(),
+  statement_end_threshold: z.number().nullable(),
+  statement_end_pitch: z.boolean(),
   backchannel_words: z.array(z.string()),
   stop_words: z.array(z.string()),
 };

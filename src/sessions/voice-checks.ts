@@ -5,6 +5,9 @@ import { abortable } from '../pipeline/reply/abortable.js';
 import type { ReplyStages } from '../pipeline/reply/reply.js';
 import { StageFailure } from '../pipeline/reply/stage-failure.js';
 import type { EndOfTurnModel } from '../pipeline/turn/end-of-turn-model.js';
+import { StatementEnd } from '../pipeline/turn/statement-end.js';
+import type { StoredAgent } from '../records/agent.js';
+import type { VoiceSessionDeps } from './voice-session-deps.js';
 import type { ServerEvent } from './transport/messages.js';
 
 /**
@@ -52,4 +55,27 @@ export function overheardEvents(
       return of<SessionEvent>({ type: 'OVERHEARD', text: '' });
     }),
   );
+}
+
+/**
+ * The session's statement-end rule (one per session: it learns the speaker's pitch floor), as the
+ * turn graph asks for it: a finished statement or not, logged with its evidence; undefined without
+ * a language model on the box or with the rule off for the agent (`statement_end_threshold` null).
+ */
+export function statementEnds(
+  deps: Pick<VoiceSessionDeps, 'sentenceEnds' | 'logger'>,
+  agent: Pick<StoredAgent, 'statement_end_threshold' | 'statement_end_pitch' | 'endpointing_mode'>,
+  sessionId: string,
+): ((transcript: string, audio: Int16Array) => boolean | null) | undefined {
+  if (deps.sentenceEnds === undefined || agent.endpointing_mode !== 'smart' || agent.statement_end_threshold === null)
+    return undefined;
+  const rule = new StatementEnd(deps.sentenceEnds, {
+    lmThreshold: agent.statement_end_threshold,
+    pitchCheck: agent.statement_end_pitch,
+  });
+  return (transcript, audio) => {
+    const verdict = rule.judge(transcript, audio, 16_000);
+    deps.logger.debug({ session_id: sessionId, transcript, ...verdict }, 'statement end judged');
+    return verdict?.complete ?? null;
+  };
 }

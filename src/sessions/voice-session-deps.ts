@@ -5,6 +5,7 @@ import type { AudioBacklog } from '../pipeline/intake/audio-backlog.js';
 import type { IntakeLimits } from '../pipeline/intake/limits.js';
 import type { PlayoutOptions } from '../pipeline/reply/playout.js';
 import type { EndOfTurnModel } from '../pipeline/turn/end-of-turn-model.js';
+import type { SentenceEndLm } from '../pipeline/turn/sentence-end-lm.js';
 import type { SileroVad } from '../pipeline/vad/silero-vad.js';
 import type { SpeechProviders } from '../providers/speech-providers.js';
 import type { SpeechLimits } from '../providers/guarded-providers.js';
@@ -36,6 +37,8 @@ export interface VoiceSessionDeps {
   playout?: Partial<Omit<PlayoutOptions, 'sampleRate' | 'paused$'>> | undefined;
   /** Consulted at the short silence in smart endpointing when present (e.g. Smart Turn v3). */
   endOfTurn?: EndOfTurnModel | undefined;
+  /** The recogniser's language model, for the statement-end rule (statement-end.ts); absent: the words alone decide. */
+  sentenceEnds?: SentenceEndLm | undefined;
   /** How long STT and TTS calls may take (default: `defaultSpeechLimits`). */
   limits?: SpeechLimits | undefined;
   /** Call recordings, for agents with `recording` on; absent: nothing is recorded. */

@@ -23,7 +23,7 @@ import { sessionInput } from './session-input.js';
 import type { VoiceSessionDeps } from './voice-session-deps.js';
 import type { PipelineSettings } from '../agents/pipeline-settings.js';
 import { voiceStages } from './voice-stages.js';
-import { endOfTurnEvents, overheardEvents } from './voice-checks.js';
+import { endOfTurnEvents, overheardEvents, statementEnds } from './voice-checks.js';
 import { turnEvents, type TurnGraph } from './voice-turn.js';
 import type { RecordingWriter } from '../recordings/recording-writer.js';
 import { openRecording } from '../recordings/recordings.js';
@@ -139,6 +139,7 @@ export class VoiceSession {
         tap: recording?.agentTap,
       }),
       confirmations,
+      statementEnd: statementEnds(deps, agent, session.id),
     };
     const smart = agent.endpointing_mode === 'smart';
     const machine = sessionMachine.provide({

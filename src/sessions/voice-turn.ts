@@ -39,6 +39,11 @@ export interface TurnGraph extends TurnScope {
   control?: CallControl | undefined;
   /** The highest turn the machine has confirmed (`turn_started`), replayed to each subscriber. */
   confirmations: Observable<number>;
+  /**
+   * Whether an unpunctuated transcript of an utterance (16 kHz audio) is a finished statement
+   * (src/pipeline/turn/statement-end.ts); absent or null: no evidence, the words alone decide.
+   */
+  statementEnd?: ((transcript: string, audio: Int16Array) => boolean | null) | undefined;
 }
 
 /**
@@ -120,7 +125,7 @@ export function turnEvents(
             complete: () => repliedEnd$.next(),
             unsubscribe: () => report?.cut(),
           }),
-          mergeMap((event) => toMachine(event, report, graph.now())),
+          mergeMap((event) => toMachine(event, report, graph.now(), judged(graph, origin))),
         ),
       ),
       reportFailure,
@@ -250,8 +255,23 @@ function replySource(origin: TurnOrigin): ReplySource {
   return { kind: origin.kind, text: origin.text };
 }
 
-function toMachine(event: ReplyEvent, report: TurnReport | null, now: number): Observable<SessionEvent> {
-  if (event.type === 'transcribed' && event.text !== '') return of({ type: 'TRANSCRIBED', text: event.text, at: now });
+/** The statement-end verdict on a transcript of this turn's utterance, when there is one to judge. */
+function judged(graph: TurnGraph, origin: TurnOrigin): (transcript: string) => boolean | null {
+  const judge = graph.statementEnd;
+  if (judge === undefined || origin.kind !== 'audio' || origin.transcript !== undefined) return () => null;
+  return (transcript) => (transcriptEnding(transcript) === 'other' ? judge(transcript, origin.audio) : null);
+}
+
+function toMachine(
+  event: ReplyEvent,
+  report: TurnReport | null,
+  now: number,
+  complete: (transcript: string) => boolean | null,
+): Observable<SessionEvent> {
+  if (event.type === 'transcribed' && event.text !== '') {
+    const verdict = complete(event.text);
+    return of({ type: 'TRANSCRIBED', text: event.text, at: now, ...(verdict === null ? {} : { complete: verdict }) });
+  }
   if (report?.startsAudio(event)) return of({ type: 'AUDIO_STARTED' });
   return EMPTY;
 }

@@ -47,6 +47,8 @@ export const agentSections: AgentSection[] = [
           'endpointing_max_ms',
           'endpointing_default_ms',
           'smart_turn_threshold',
+          'statement_end_threshold',
+          'statement_end_pitch',
         ],
       ],
       ['Session limits', ['idle_timeout_ms', 'max_duration_ms']],
