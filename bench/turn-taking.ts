@@ -39,6 +39,7 @@ import { buildCorpus, corpusVoice, phrasesOf, type Scenario } from './turn-takin
 import { delays, fakeSpeech, startFakeLlm, type SttLog } from './turn-taking/fake-providers.js';
 import { renderMarkdown, type SettingReport, type SmartTurnCost, type TurnTakingReport } from './turn-taking/report.js';
 import { runScenario, type ScenarioResult } from './turn-taking/session-run.js';
+import { runAll } from './turn-taking/run-all.js';
 
 const run = promisify(execFile);
 
@@ -97,20 +98,6 @@ async function patchAgent(url: string, id: string, patch: Record<string, unknown
   } catch (err) {
     return (err as Error).message;
   }
-}
-
-async function runAll<T, R>(items: T[], limit: number, staggerMs: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array<R>(items.length);
-  let next = 0;
-  const workers = Array.from({ length: Math.min(limit, items.length) }, async (_, w) => {
-    await new Promise((r) => setTimeout(r, w * staggerMs));
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  });
-  await Promise.all(workers);
-  return out;
 }
 
 async function runSetting(

@@ -25,10 +25,20 @@ export interface Phrase {
 /** One part of a user's utterance: a phrase, or a pause (ms of silence) between phrases. */
 export type Part = { phrase: Phrase } | { pauseMs: number };
 
-export type ScenarioKind = 'question' | 'pause' | 'number' | 'email' | 'backchannel' | 'noise' | 'barge-in';
+export type ScenarioKind =
+  | 'question'
+  | 'statement'
+  | 'pause'
+  | 'multi'
+  | 'number'
+  | 'email'
+  | 'backchannel'
+  | 'noise'
+  | 'barge-in';
 
 /**
- * `question`/`pause`/`number`/`email`: one utterance, answered once (latency, splits, misses).
+ * `question`/`statement`/`pause`/`multi`/`number`/`email`: one utterance, answered once (latency,
+ * splits, misses); `multi` is several sentences with the speaker's own pauses.
  * `backchannel`/`noise`/`barge-in`: a question, then `over` spoken over the agent's answer.
  */
 export interface Scenario {

@@ -41,7 +41,7 @@ export interface TurnTakingReport {
   smart_turn: SmartTurnCost | null;
 }
 
-const utteranceKinds = new Set(['question', 'pause', 'number', 'email']);
+const utteranceKinds = new Set(['question', 'statement', 'pause', 'multi', 'number', 'email']);
 
 export interface SettingSummary {
   questions: LatencySummary;

@@ -1,0 +1,161 @@
+/**
+ * Turn-taking on people's voices: the prompts of test/fixtures/audio/people-prompts.json (a person
+ * reading IVR prompts, Debian's asterisk-core-sounds-en-wav, 8 kHz upsampled to 16 kHz as a phone
+ * line is) streamed at real-time pace into WebSocket sessions of a real Parley with the default
+ * install's engines: pocketsphinx hears, a passthrough webhook (a local HTTP server) answers at
+ * once, flite speaks. Rows, in one run: the scripted STT (exact punctuated words after 150 ms, the
+ * same audio) as the reference; pocketsphinx with the statement-end rule off (words only: the
+ * default before it); with the language model only; and the default (language model and pitch).
+ *
+ * Scenarios: `complete` prompts (one sentence; the wait from the end of speech to the first audio);
+ * `cut` prompts (one sentence cut at a word gap inside a clause, a pause of 300–900 ms in between:
+ * answered once, or split); `multi` prompts (2–3 sentences with the speaker's own pauses: answered once).
+ *
+ *   node --import tsx bench/turn-taking-people.ts        # ~9 min; writes bench/results/turn-taking-people.{json,md}
+ *   PEOPLE_BENCH_QUICK=1 node --import tsx bench/turn-taking-people.ts   # ~3 min
+ */
+import { createServer } from 'node:http';
+import { loadConfig } from '../src/config.js';
+import { createLogger } from '../src/logger.js';
+import { openParley, type Parley } from '../src/parley.js';
+import { ProviderRegistry } from '../src/providers/registry.js';
+import { ProviderSet } from '../src/providers/speech-providers.js';
+import { TestRedis } from '../test/support/redis-server.js';
+import { peoplePrompts, promptHalves, promptSpeech } from '../test/support/people-speech.js';
+import { isMain } from './lib/is-main.js';
+import { machineInfo, writeResults } from './lib/report.js';
+import { admin } from './voice/http.js';
+import { adminKey } from './voice/options.js';
+import type { Scenario } from './turn-taking/corpus.js';
+import { fakeSpeech, type SttLog } from './turn-taking/fake-providers.js';
+import { renderPeople, type PeopleRow } from './turn-taking/people-report.js';
+import { runScenario } from './turn-taking/session-run.js';
+import { runAll } from './turn-taking/run-all.js';
+
+const pocketsphinx = { provider: 'pocketsphinx', model: 'en-us', language: null };
+const scripted = { provider: 'local-whisper', model: 'Xenova/whisper-tiny.en', language: null };
+const flite = { provider: 'flite', model: 'flite', voice: 'slt' };
+
+const rows: { row: string; stt: typeof pocketsphinx | typeof scripted; patch: Record<string, unknown> }[] = [
+  { row: 'scripted STT (punctuated)', stt: scripted, patch: {} },
+  { row: 'pocketsphinx, words only (rule off)', stt: pocketsphinx, patch: { statement_end_threshold: null } },
+  { row: 'pocketsphinx, language model only', stt: pocketsphinx, patch: { statement_end_pitch: false } },
+  { row: 'pocketsphinx (default: language model and pitch)', stt: pocketsphinx, patch: {} },
+];
+
+/** The scenarios: every chosen prompt (quick: a third of them), cut prompts with pauses of 300–900 ms. */
+function scenarios(quick: boolean): Scenario[] {
+  const take = <T>(list: T[]) => (quick ? list.filter((_, i) => i % 3 === 0) : list);
+  const pauses = [300, 500, 700, 900];
+  return [
+    ...take(peoplePrompts('complete')).map((p): Scenario => ({
+      name: p.name,
+      kind: p.text.endsWith('?') ? 'question' : 'statement',
+      utterance: [{ phrase: promptSpeech(p) }],
+    })),
+    ...take(peoplePrompts('cut')).map((p, i): Scenario => {
+      const [first, second] = promptHalves(p);
+      const pauseMs = pauses[i % pauses.length]!;
+      return { name: `${p.name} (${pauseMs} ms)`, kind: 'pause', utterance: [{ phrase: first }, { pauseMs }, { phrase: second }] };
+    }),
+    ...take(peoplePrompts('multi')).map((p): Scenario => ({ name: p.name, kind: 'multi', utterance: [{ phrase: promptSpeech(p) }] })),
+  ];
+}
+
+/** The operator's webhook: answers every turn at once. */
+async function startWebhook(): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ response: 'Okay, one moment please.' }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}/answer`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+async function runRow(url: string, webhookUrl: string, spec: (typeof rows)[number], list: Scenario[]): Promise<PeopleRow> {
+  const preset = (await admin(url, 'POST', '/admin/v1/presets', { name: spec.row, stt: spec.stt, tts: flite })) as { id: string };
+  const agent = (await admin(url, 'POST', '/admin/v1/agents', {
+    name: spec.row,
+    mode: 'passthrough',
+    webhook_url: webhookUrl,
+    greeting: null,
+    preset_id: preset.id,
+    ...spec.patch,
+  })) as { agent_token: string };
+  // three speakers at once: what pocketsphinx's decoders serve in real time on two cores (bench/README.md)
+  const results = await runAll(list, 3, 150, (s) => runScenario(url, agent.agent_token, s));
+  return { row: spec.row, patch: spec.patch, results };
+}
+
+export async function main(quick: boolean): Promise<void> {
+  const startedAt = new Date().toISOString();
+  const machine = machineInfo();
+  const list = scenarios(quick);
+  const redis = await TestRedis.start({ external: false, persistence: false });
+  const webhook = await startWebhook();
+  const sttLog: SttLog = { calls: 0, unrecognised: 0 };
+  let parley: Parley | undefined;
+  let real: ProviderSet | undefined;
+  const cpuStart = process.cpuUsage();
+  const wallStart = performance.now();
+  try {
+    const config = loadConfig({
+      NODE_ENV: 'production',
+      PARLEY_LOG_LEVEL: 'silent',
+      PARLEY_ADMIN_API_KEY: adminKey,
+      REDIS_URL: redis.url,
+      PARLEY_RATE_LIMIT_RPM: '1000000',
+      PARLEY_RATE_LIMIT_BURST: '1000000',
+      PARLEY_POCKETSPHINX_THREADS: '2',
+    });
+    const fake = fakeSpeech(
+      list.flatMap((s) => s.utterance.flatMap((p) => ('phrase' in p ? [p.phrase] : []))),
+      sttLog,
+    );
+    real = new ProviderSet(config, new ProviderRegistry(config));
+    const providers = real;
+    parley = await openParley({ ...config, adminApiKey: adminKey, redisUrl: redis.url }, createLogger(config.logLevel), {
+      speech: {
+        stt: (s) => (s.provider === 'pocketsphinx' ? providers.stt(s) : fake.stt(s)),
+        tts: (s) => providers.tts(s),
+      },
+    });
+    const url = `http://127.0.0.1:${await parley.listen(0, '127.0.0.1')}`;
+    const report: PeopleRow[] = [];
+    for (const spec of rows) {
+      console.log(`turn-taking-people: ${spec.row}, ${list.length} scenarios at real-time pace…`);
+      report.push(await runRow(url, webhook.url, spec, list));
+    }
+    const cpu = process.cpuUsage(cpuStart);
+    const wallS = (performance.now() - wallStart) / 1000;
+    const result = {
+      bench: 'turn-taking-people' as const,
+      started_at: startedAt,
+      machine,
+      load_avg_1m_at_end: machineInfo().load_avg_1m,
+      quick,
+      // Parley and the load generator share this process: their CPU together, in cores
+      process_cores: (cpu.user + cpu.system) / 1e6 / wallS,
+      rows: report,
+    };
+    const markdown = renderPeople(result);
+    const paths = await writeResults('turn-taking-people', result, markdown);
+    console.log(markdown);
+    console.log(`\nwrote ${paths.json} and ${paths.markdown}`);
+  } finally {
+    await parley?.close().catch((err: unknown) => console.error('turn-taking-people: close failed', err));
+    await real?.close();
+    await webhook.close();
+    await redis.close();
+  }
+}
+
+if (isMain(import.meta.url)) await main(process.env['PEOPLE_BENCH_QUICK'] === '1');
