@@ -13,6 +13,8 @@ const busy = [
   'test/e2e/voice-real-*.test.ts',
   'test/e2e/voice-pocketsphinx.test.ts',
   'test/e2e/voice-first-utterance.test.ts',
+  'test/e2e/voice-people-*.test.ts',
+  'test/integration/statement-end-people.test.ts',
   'test/integration/livekit-real-speech.test.ts',
   'test/integration/agent-tests.test.ts',
   'test/integration/cluster.test.ts',
