@@ -452,6 +452,17 @@ describe('session machine', () => {
       });
     }
 
+    it('an unpunctuated transcript judged a finished statement waits as a finished sentence does', () => {
+      const { actor, clock, state } = start(smart);
+      actor.send({ type: 'SPEECH_START' });
+      actor.send(utterance);
+      actor.send({ ...heard('I want to book a table', 100), complete: true });
+      clock.increment(199);
+      expect(state()).toBe('{"active":{"turn":{"tentative":"waiting"}}}');
+      clock.increment(1);
+      expect(state()).toBe('{"active":{"turn":"thinking"}}');
+    });
+
     it('the user going on drops the prepared reply; the next segment is joined to the utterance, same turn', () => {
       const { actor, log, state } = start(smart);
       actor.send({ type: 'SPEECH_START' });

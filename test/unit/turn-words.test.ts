@@ -40,6 +40,16 @@ describe('how a transcript ends', () => {
     expect(['Yes.', 'call 911', 'and', 'hello'].map((t) => endpointingWaitMs(t, waits))).toEqual([1, 2, 3, 4]);
     expect(endpointingWaitMs('where is the nearest station', waits)).toBe(1);
   });
+
+  it('waits as for a finished sentence when a transcript that ends otherwise was judged a finished statement', () => {
+    const waits = { punctuationMs: 1, numberMs: 2, maxMs: 3, defaultMs: 4 };
+    expect(transcriptEnding('i would like to book a table', true)).toBe('statement');
+    expect(endpointingWaitMs('i would like to book a table', waits, true)).toBe(1);
+    expect(endpointingWaitMs('i would like to book a table', waits, false)).toBe(4);
+    // the judgement never shortens a trailing conjunction's or a number's wait
+    expect(endpointingWaitMs('i would like to book a table and', waits, true)).toBe(3);
+    expect(endpointingWaitMs('my number is five five five', waits, true)).toBe(2);
+  });
 });
 
 describe('a murmur a recogniser wrote as letters', () => {
