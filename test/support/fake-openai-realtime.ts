@@ -1,0 +1,349 @@
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+
+/** An `error` object as OpenAI's Realtime API sends it (in `error` events and failed transcriptions). */
+export interface FakeRealtimeError {
+  type: string;
+  code: string | null;
+  message: string;
+}
+
+/** What the server did when the Realtime backend failed (the real one's wording). */
+export const serverError: FakeRealtimeError = {
+  type: 'server_error',
+  code: null,
+  message: 'The server had an error while processing your request. Sorry about that!',
+};
+
+/**
+ * How one utterance (a connection that sends audio) is answered: a transcript (deltas, then
+ * `completed`), or a fault: an `error` event or a close after `afterAppends` appends (mid-stream,
+ * default 5), a `failed` transcription after the commit, or a commit answered and then nothing.
+ */
+export type ScriptedUtterance =
+  | string
+  | { fault: 'error'; error: FakeRealtimeError; afterAppends?: number }
+  | { fault: 'close'; code: number; reason?: string; afterAppends?: number }
+  | { fault: 'failed'; error: FakeRealtimeError }
+  | { fault: 'stall' };
+
+/** One WebSocket connection as the fake saw it. */
+export interface RealtimeConnection {
+  index: number;
+  url: string;
+  headers: IncomingHttpHeaders;
+  /** `OpenAI-Beta: realtime=v1`: the beta events (`transcription_session.*`, `input_audio_format`). */
+  beta: boolean;
+  /** Every client event's type, in order. */
+  received: string[];
+  /** The last session configuration the client sent (`session` of the update), as sent. */
+  session: Record<string, unknown> | null;
+  appends: number;
+  /** The audio of each commit, 24 kHz PCM16 decoded from the appends. */
+  committed: Int16Array[];
+  /** The utterance this connection's audio is answered with (taken at its first append); null: none, or past the script's end. */
+  utterance: ScriptedUtterance | null;
+  /** How the socket closed: the close code, and whether the client closed it first. */
+  closed: { code: number; byClient: boolean } | null;
+}
+
+export interface FakeRealtimeOptions {
+  /** The key `Authorization: Bearer` must carry (else HTTP 401); null: none needed. Default `sk-test`. */
+  apiKey?: string | null;
+  /**
+   * The utterances, in the order connections first append audio (a connection that ends without
+   * committing gives back a transcript it did not use), or a function of the connection. Past the
+   * end of a list: `heard <ms> ms`.
+   */
+  script?: ScriptedUtterance[] | ((connection: RealtimeConnection) => ScriptedUtterance);
+  /** From the commit to `completed`, ms: a random time in [min, max], the deltas spread over it. Default [150, 300]. */
+  transcribeMs?: [number, number];
+  /** Wait before answering the upgrade (the TLS and round trips of a remote server), ms. */
+  handshakeDelayMs?: number;
+}
+
+const rate = 24_000;
+const sessionDefaults = { type: 'server_vad', threshold: 0.5, prefix_padding_ms: 300, silence_duration_ms: 500 };
+const gaEvents = [
+  'session.update',
+  'input_audio_buffer.append',
+  'input_audio_buffer.commit',
+  'input_audio_buffer.clear',
+];
+const betaEvents = gaEvents.map((t) => (t === 'session.update' ? 'transcription_session.update' : t));
+
+/**
+ * A local stand-in for OpenAI's Realtime API in transcription mode, on a real WebSocket server:
+ * `GET /v1/realtime?intent=transcription` with `Authorization: Bearer <key>` (401 otherwise, as
+ * the real one answers), in the GA form or, with `OpenAI-Beta: realtime=v1`, the beta one. It
+ * checks the session update (24 kHz PCM), decodes the base64 PCM16 appends, answers a commit with
+ * `input_audio_buffer.committed` (or `input_audio_buffer_commit_empty` under 100 ms of audio) and
+ * then the scripted transcript as `delta` events and `completed`, or a scripted fault.
+ */
+export class FakeOpenAiRealtime {
+  readonly connections: RealtimeConnection[] = [];
+  /** `ws://127.0.0.1:<port>/v1/realtime`, once started. */
+  url = '';
+  readonly #server: Server;
+  readonly #wss = new WebSocketServer({ noServer: true });
+  readonly #options: FakeRealtimeOptions;
+  readonly #sockets = new Set<WebSocket>();
+  /** Upgrades held back by `handshakeDelayMs`. */
+  readonly #waiting = new Set<{ socket: Duplex; timer: NodeJS.Timeout }>();
+  #nextLine = 0;
+  #returned: ScriptedUtterance[] = [];
+  /** Connections that have taken their utterance from the script. */
+  readonly #taken = new WeakSet<RealtimeConnection>();
+  #events = 0;
+
+  private constructor(options: FakeRealtimeOptions) {
+    this.#options = options;
+    this.#server = createServer((_req, res) => res.writeHead(426).end());
+    this.#server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      const timer = setTimeout(() => {
+        this.#waiting.delete(pending);
+        if (!socket.destroyed) this.#upgrade(req, socket, head);
+      }, options.handshakeDelayMs ?? 0);
+      const pending = { socket, timer };
+      this.#waiting.add(pending);
+    });
+  }
+
+  static async start(options: FakeRealtimeOptions = {}): Promise<FakeOpenAiRealtime> {
+    const fake = new FakeOpenAiRealtime(options);
+    await new Promise<void>((resolve) => fake.#server.listen(0, '127.0.0.1', resolve));
+    const address = fake.#server.address();
+    if (typeof address !== 'object' || address === null) throw new Error('no address');
+    fake.url = `ws://127.0.0.1:${address.port}/v1/realtime`;
+    return fake;
+  }
+
+  /** Connections still open. */
+  get open(): number {
+    return this.#sockets.size;
+  }
+
+  async close(): Promise<void> {
+    for (const ws of this.#sockets) ws.terminate();
+    for (const { socket, timer } of this.#waiting) {
+      clearTimeout(timer);
+      socket.destroy();
+    }
+    this.#server.closeAllConnections();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+
+  #upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const url = new URL(req.url ?? '/', 'http://fake');
+    const key = this.#options.apiKey === undefined ? 'sk-test' : this.#options.apiKey;
+    if (url.pathname !== '/v1/realtime') return refuse(socket, 404, 'invalid_request_error', null, 'Not found.');
+    if (key !== null && req.headers.authorization !== `Bearer ${key}`) {
+      const given = (req.headers.authorization ?? '').replace(/^Bearer /, '');
+      return given === ''
+        ? refuse(socket, 401, 'invalid_request_error', null, "You didn't provide an API key.")
+        : refuse(socket, 401, 'invalid_request_error', 'invalid_api_key', `Incorrect API key provided: ${given}.`);
+    }
+    if (url.searchParams.get('intent') !== 'transcription' && !url.searchParams.has('model'))
+      return refuse(
+        socket,
+        400,
+        'invalid_request_error',
+        'missing_required_parameter',
+        "Missing required parameter: 'model'.",
+      );
+    this.#wss.handleUpgrade(req, socket, head, (ws) => this.#serve(ws, req));
+  }
+
+  #serve(ws: WebSocket, req: IncomingMessage): void {
+    const c: RealtimeConnection = {
+      index: this.connections.length,
+      url: req.url ?? '',
+      headers: req.headers,
+      beta: req.headers['openai-beta'] === 'realtime=v1',
+      received: [],
+      session: null,
+      appends: 0,
+      committed: [],
+      utterance: null,
+      closed: null,
+    };
+    this.connections.push(c);
+    this.#sockets.add(ws);
+    let buffer: Int16Array[] = [];
+    let items = 0;
+    let closing = false;
+    const send = (event: Record<string, unknown>): void => {
+      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ event_id: `event_${++this.#events}`, ...event }));
+    };
+    const fail = (error: FakeRealtimeError & { param?: string | null }): void =>
+      send({ type: 'error', error: { param: null, event_id: null, ...error } });
+    const prefix = c.beta ? 'transcription_session' : 'session';
+    send({ type: `${prefix}.created`, session: this.#session(c, null) });
+
+    ws.on('message', (data) => {
+      let event: { type?: unknown; session?: unknown; audio?: unknown };
+      try {
+        event = JSON.parse(String(data)) as typeof event;
+      } catch {
+        return fail({ type: 'invalid_request_error', code: 'invalid_json', message: 'The message is not valid JSON.' });
+      }
+      const type = String(event.type);
+      c.received.push(type);
+      const known = c.beta ? betaEvents : gaEvents;
+      if (!known.includes(type))
+        return fail({
+          type: 'invalid_request_error',
+          code: 'invalid_value',
+          message: `Invalid value: '${type}'. Supported values are: ${known.map((k) => `'${k}'`).join(', ')}.`,
+          param: 'type',
+        });
+      if (type.endsWith('.update')) {
+        const problem = this.#sessionProblem(c, event.session);
+        if (problem !== null) return fail({ type: 'invalid_request_error', code: 'invalid_value', message: problem });
+        c.session = event.session as Record<string, unknown>;
+        return send({ type: `${prefix}.updated`, session: this.#session(c, c.session) });
+      }
+      if (type === 'input_audio_buffer.append') {
+        const bytes = Buffer.from(typeof event.audio === 'string' ? event.audio : '', 'base64');
+        const samples = new Int16Array(bytes.byteLength >> 1);
+        Buffer.from(samples.buffer).set(bytes.subarray(0, samples.byteLength));
+        buffer.push(samples);
+        c.appends++;
+        if (!this.#taken.has(c)) {
+          this.#taken.add(c);
+          c.utterance = this.#take(c);
+        }
+        const u = c.utterance;
+        const midStream = u !== null && typeof u !== 'string' && (u.fault === 'error' || u.fault === 'close');
+        if (midStream && c.appends === (u.afterAppends ?? 5)) {
+          if (u.fault === 'error') fail(u.error);
+          else {
+            closing = true;
+            ws.close(u.code, u.reason ?? '');
+          }
+        }
+        return;
+      }
+      if (type === 'input_audio_buffer.clear') {
+        buffer = [];
+        return send({ type: 'input_audio_buffer.cleared' });
+      }
+      // input_audio_buffer.commit
+      const audio = joined(buffer);
+      buffer = [];
+      if (audio.length < rate / 10)
+        return fail({
+          type: 'invalid_request_error',
+          code: 'input_audio_buffer_commit_empty',
+          message: `Error committing input audio buffer: buffer too small. Expected at least 100ms of audio, but buffer only has ${((audio.length * 1000) / rate).toFixed(2)}ms of audio.`,
+        });
+      c.committed.push(audio);
+      const itemId = `item_${c.index}_${++items}`;
+      send({ type: 'input_audio_buffer.committed', previous_item_id: null, item_id: itemId });
+      if (!c.beta)
+        send({ type: 'conversation.item.added', item: { id: itemId, type: 'message', role: 'user', content: [] } });
+      this.#answer(c.utterance, audio, itemId, send);
+    });
+    ws.on('close', (code) => {
+      this.#sockets.delete(ws);
+      c.closed = { code, byClient: !closing };
+      // a connection that ends without committing (a dismissed onset) did not use its transcript
+      if (typeof c.utterance === 'string' && c.committed.length === 0 && Array.isArray(this.#options.script))
+        this.#returned.push(c.utterance);
+    });
+  }
+
+  #take(c: RealtimeConnection): ScriptedUtterance | null {
+    const script = this.#options.script;
+    if (typeof script === 'function') return script(c);
+    const returned = this.#returned.shift();
+    if (returned !== undefined) return returned;
+    return script?.[this.#nextLine++] ?? null;
+  }
+
+  #answer(
+    utterance: ScriptedUtterance | null,
+    audio: Int16Array,
+    itemId: string,
+    send: (event: Record<string, unknown>) => void,
+  ): void {
+    const [min, max] = this.#options.transcribeMs ?? [150, 300];
+    const totalMs = min + Math.random() * (max - min);
+    const item = { item_id: itemId, content_index: 0 };
+    if (utterance !== null && typeof utterance !== 'string') {
+      if (utterance.fault === 'failed')
+        setTimeout(
+          () => send({ type: 'conversation.item.input_audio_transcription.failed', ...item, error: utterance.error }),
+          totalMs,
+        );
+      return; // a stall answers nothing more; mid-stream faults have fired already
+    }
+    const text = utterance ?? `heard ${Math.round(audio.length / 24)} ms`;
+    const words = text === '' ? [] : text.split(/(?<= )/);
+    words.forEach((word, i) =>
+      setTimeout(
+        () => send({ type: 'conversation.item.input_audio_transcription.delta', ...item, delta: word }),
+        (totalMs * i) / words.length,
+      ),
+    );
+    const usage = { type: 'duration', seconds: Math.ceil(audio.length / rate) };
+    setTimeout(
+      () => send({ type: 'conversation.item.input_audio_transcription.completed', ...item, transcript: text, usage }),
+      totalMs,
+    );
+  }
+
+  /** Why a session update is refused (the API's checks the fake makes), or null. */
+  #sessionProblem(c: RealtimeConnection, session: unknown): string | null {
+    if (typeof session !== 'object' || session === null) return "Missing required parameter: 'session'.";
+    const s = session as Record<string, unknown>;
+    if (c.beta) {
+      const format = s['input_audio_format'];
+      return format === undefined || ['pcm16', 'g711_ulaw', 'g711_alaw'].includes(String(format))
+        ? null
+        : `Invalid value: '${String(format)}'. Supported values are: 'pcm16', 'g711_ulaw', and 'g711_alaw'.`;
+    }
+    if (s['type'] !== 'transcription') return `Invalid value: '${String(s['type'])}' for session.type.`;
+    const format = (s['audio'] as { input?: { format?: { type?: unknown; rate?: unknown } } } | undefined)?.input
+      ?.format;
+    if (format?.type === 'audio/pcm' && format.rate !== undefined && format.rate !== rate)
+      return `Invalid value: ${String(format.rate)} for session.audio.input.format.rate. Only 24000 is supported.`;
+    return null;
+  }
+
+  /** The session object of a created/updated event (what was set, over the defaults). */
+  #session(c: RealtimeConnection, update: Record<string, unknown> | null): Record<string, unknown> {
+    const id = `sess_fake_${c.index}`;
+    if (c.beta)
+      return {
+        id,
+        object: 'realtime.transcription_session',
+        input_audio_format: 'pcm16',
+        input_audio_transcription: null,
+        turn_detection: sessionDefaults,
+        ...update,
+      };
+    const input = { format: { type: 'audio/pcm', rate }, transcription: null, turn_detection: sessionDefaults };
+    const asked = (update?.['audio'] as { input?: Record<string, unknown> } | undefined)?.input ?? {};
+    return { object: 'realtime.session', type: 'transcription', id, audio: { input: { ...input, ...asked } } };
+  }
+}
+
+function refuse(socket: Duplex, status: number, type: string, code: string | null, message: string): void {
+  const body = JSON.stringify({ error: { message, type, param: null, code } });
+  const reason = { 400: 'Bad Request', 401: 'Unauthorized', 404: 'Not Found' }[status] ?? 'Error';
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+function joined(parts: Int16Array[]): Int16Array {
+  const out = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
