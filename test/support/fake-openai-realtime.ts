@@ -19,7 +19,8 @@ export const serverError: FakeRealtimeError = {
 /**
  * How one utterance (a connection that sends audio) is answered: a transcript (deltas, then
  * `completed`), or a fault: an `error` event or a close after `afterAppends` appends (mid-stream,
- * default 5), a `failed` transcription after the commit, or a commit answered and then nothing.
+ * default 5; at the commit when fewer came), a `failed` transcription after the commit, or a
+ * commit answered and then nothing.
  */
 export type ScriptedUtterance =
   | string
@@ -52,11 +53,12 @@ export interface FakeRealtimeOptions {
   /** The key `Authorization: Bearer` must carry (else HTTP 401); null: none needed. Default `sk-test`. */
   apiKey?: string | null;
   /**
-   * The utterances, in the order connections first append audio (a connection that ends without
-   * committing gives back a transcript it did not use), or a function of the connection. Past the
-   * end of a list: `heard <ms> ms`.
+   * The utterances, taken in the order connections first append audio (a connection that ends
+   * without committing gives its transcript back), from one list or from the list a function
+   * picks for the connection (e.g. by its session's prompt). Lists are consumed. Past the end:
+   * `heard <ms> ms`.
    */
-  script?: ScriptedUtterance[] | ((connection: RealtimeConnection) => ScriptedUtterance);
+  script?: ScriptedUtterance[] | ((connection: RealtimeConnection) => ScriptedUtterance[]);
   /** From the commit to `completed`, ms: a random time in [min, max], the deltas spread over it. Default [150, 300]. */
   transcribeMs?: [number, number];
   /** Wait before answering the upgrade (the TLS and round trips of a remote server), ms. */
@@ -91,10 +93,8 @@ export class FakeOpenAiRealtime {
   readonly #sockets = new Set<WebSocket>();
   /** Upgrades held back by `handshakeDelayMs`. */
   readonly #waiting = new Set<{ socket: Duplex; timer: NodeJS.Timeout }>();
-  #nextLine = 0;
-  #returned: ScriptedUtterance[] = [];
-  /** Connections that have taken their utterance from the script. */
-  readonly #taken = new WeakSet<RealtimeConnection>();
+  /** The list each connection took its utterance from (it gives a transcript back there). */
+  readonly #taken = new WeakMap<RealtimeConnection, ScriptedUtterance[] | undefined>();
   #events = 0;
 
   private constructor(options: FakeRealtimeOptions) {
@@ -173,6 +173,18 @@ export class FakeOpenAiRealtime {
     let buffer: Int16Array[] = [];
     let items = 0;
     let closing = false;
+    let faulted = false;
+    /** Fires the utterance's mid-stream fault (once). */
+    const faultNow = (): void => {
+      const u = c.utterance;
+      if (faulted || u === null || typeof u === 'string') return;
+      faulted = true;
+      if (u.fault === 'error') fail(u.error);
+      else if (u.fault === 'close') {
+        closing = true;
+        ws.close(u.code, u.reason ?? '');
+      }
+    };
     const send = (event: Record<string, unknown>): void => {
       if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ event_id: `event_${++this.#events}`, ...event }));
     };
@@ -211,25 +223,19 @@ export class FakeOpenAiRealtime {
         buffer.push(samples);
         c.appends++;
         if (!this.#taken.has(c)) {
-          this.#taken.add(c);
-          c.utterance = this.#take(c);
+          const list = typeof this.#options.script === 'function' ? this.#options.script(c) : this.#options.script;
+          this.#taken.set(c, list);
+          c.utterance = list?.shift() ?? null;
         }
-        const u = c.utterance;
-        const midStream = u !== null && typeof u !== 'string' && (u.fault === 'error' || u.fault === 'close');
-        if (midStream && c.appends === (u.afterAppends ?? 5)) {
-          if (u.fault === 'error') fail(u.error);
-          else {
-            closing = true;
-            ws.close(u.code, u.reason ?? '');
-          }
-        }
+        if (c.appends === midStreamAfter(c.utterance)) faultNow();
         return;
       }
       if (type === 'input_audio_buffer.clear') {
         buffer = [];
         return send({ type: 'input_audio_buffer.cleared' });
       }
-      // input_audio_buffer.commit
+      // input_audio_buffer.commit: a mid-stream fault that has not fired yet (fewer appends) fires now
+      if (midStreamAfter(c.utterance) !== null && !faulted) return faultNow();
       const audio = joined(buffer);
       buffer = [];
       if (audio.length < rate / 10)
@@ -249,17 +255,8 @@ export class FakeOpenAiRealtime {
       this.#sockets.delete(ws);
       c.closed = { code, byClient: !closing };
       // a connection that ends without committing (a dismissed onset) did not use its transcript
-      if (typeof c.utterance === 'string' && c.committed.length === 0 && Array.isArray(this.#options.script))
-        this.#returned.push(c.utterance);
+      if (typeof c.utterance === 'string' && c.committed.length === 0) this.#taken.get(c)?.unshift(c.utterance);
     });
-  }
-
-  #take(c: RealtimeConnection): ScriptedUtterance | null {
-    const script = this.#options.script;
-    if (typeof script === 'function') return script(c);
-    const returned = this.#returned.shift();
-    if (returned !== undefined) return returned;
-    return script?.[this.#nextLine++] ?? null;
   }
 
   #answer(
@@ -336,6 +333,12 @@ function refuse(socket: Duplex, status: number, type: string, code: string | nul
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
+}
+
+/** The append after which an utterance's mid-stream fault fires, or null when it has none. */
+function midStreamAfter(u: ScriptedUtterance | null): number | null {
+  if (u === null || typeof u === 'string' || (u.fault !== 'error' && u.fault !== 'close')) return null;
+  return u.afterAppends ?? 5;
 }
 
 function joined(parts: Int16Array[]): Int16Array {
