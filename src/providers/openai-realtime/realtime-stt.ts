@@ -11,7 +11,7 @@ export interface OpenAiRealtimeSttOptions {
   stallMs: number;
   /** After the end of speech: the longest wait for the transcript, in ms. */
   timeoutMs: number;
-  /** Audio a stream may have written but not sent yet before it gives up (behind real time), in ms. */
+  /** Audio a stream may have written but not sent yet before it fails (behind real time), in ms. */
   maxLagMs: number;
 }
 

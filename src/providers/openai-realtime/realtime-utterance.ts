@@ -32,7 +32,7 @@ export interface UtteranceLimits {
   totalMs: number;
   /**
    * Audio written but not yet sent (queued while the session opens, or in the socket's buffer)
-   * past which a stream gives up: it is behind real time. Infinity: a whole utterance at once.
+   * past which a stream fails: it is behind real time. Infinity: a whole utterance at once.
    */
   maxLagMs: number;
 }
@@ -48,7 +48,7 @@ const minCommitSamples = realtimeRate / 10;
  * applied the configuration (`session.updated`), then each write is resampled to 24 kHz and
  * appended as it comes. `finish()` commits the buffer and resolves with the item's `completed`
  * transcript; deltas before it build `partial`. Any failure (a refused handshake, an `error` or
- * `failed` event, the socket closing, a limit passing) turns `healthy` false, closes the socket
+ * `failed` event, the socket closing, a limit passing, audio piling up unsent) closes the socket
  * and rejects `finish()` with a ProviderError. `cancel()` clears the buffer and closes the socket.
  */
 export class RealtimeUtterance implements SttStream {
@@ -97,8 +97,12 @@ export class RealtimeUtterance implements SttStream {
     return this.#partial;
   }
 
+  /**
+   * Always true: a failed session fails its turn when `finish()` reports it, rather than having
+   * the utterance transcribed whole once more (remote calls are not retried within a turn).
+   */
   get healthy(): boolean {
-    return this.#failure === undefined;
+    return true;
   }
 
   write(samples: Int16Array): void {
@@ -109,7 +113,7 @@ export class RealtimeUtterance implements SttStream {
       this.#fail(
         new ProviderError(
           realtimeLabel,
-          `behind real time: ${Math.round(lagChars / wireCharsPerMs)} ms of audio not sent yet; the utterance is transcribed whole`,
+          `behind real time: ${Math.round(lagChars / wireCharsPerMs)} ms of audio not sent yet`,
         ),
       );
   }
