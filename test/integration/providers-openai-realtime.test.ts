@@ -151,12 +151,12 @@ describe('OpenAiRealtimeStt failures: a ProviderError for that utterance, the so
   }
 
   it('a refused key: HTTP 401 at the handshake', async () => {
-    const server = await fake({ apiKey: 'sk-right' });
+    const server = await fake({ apiKey: 'sk-right-key' });
     const { healthy, err } = await failingStream(server);
     expect(healthy).toBe(true);
     expect(err).toBeInstanceOf(ProviderError);
     expect((err as Error).message).toBe(
-      'openai-realtime: the server refused the key (HTTP 401: Incorrect API key provided: sk-test.); check OPENAI_API_KEY',
+      'openai-realtime: the server refused the key (HTTP 401: Incorrect API key provided: *******.); check OPENAI_API_KEY',
     );
     await expect(stt(server).transcribe({ ...request, audio: speech(500) })).rejects.toThrow(/HTTP 401/);
     expect(server.connections).toHaveLength(0);

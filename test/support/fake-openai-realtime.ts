@@ -105,7 +105,13 @@ export class FakeOpenAiRealtime {
       const given = (req.headers.authorization ?? '').replace(/^Bearer /, '');
       return given === ''
         ? refuse(socket, 401, 'invalid_request_error', null, "You didn't provide an API key.")
-        : refuse(socket, 401, 'invalid_request_error', 'invalid_api_key', `Incorrect API key provided: ${given}.`);
+        : refuse(
+            socket,
+            401,
+            'invalid_request_error',
+            'invalid_api_key',
+            `Incorrect API key provided: ${masked(given)}.`,
+          );
     }
     if (url.searchParams.get('intent') !== 'transcription' && !url.searchParams.has('model'))
       return refuse(
@@ -253,4 +259,9 @@ export class FakeOpenAiRealtime {
       totalMs,
     );
   }
+}
+
+/** A key as the API quotes it back: its first 3 and last 4 characters, stars between. */
+function masked(key: string): string {
+  return key.length <= 7 ? '*'.repeat(key.length) : `${key.slice(0, 3)}${'*'.repeat(key.length - 7)}${key.slice(-4)}`;
 }
