@@ -64,6 +64,8 @@ export interface Config {
   /** STT provider `pocketsphinx`: Debian's en-US model folder, decoders per process, worker threads. */
   readonly pocketsphinx: { readonly modelDir: string; readonly decoders: number; readonly threads: number };
   readonly openai: { readonly apiKey: string | undefined; readonly baseUrl: string | undefined };
+  /** STT `openai-realtime`: the Realtime endpoint (undefined: OpenAI's) and the key (OPENAI_API_KEY). */
+  readonly openaiRealtime: { readonly url: string | undefined; readonly apiKey: string | undefined };
   readonly rag: RagConfig;
   readonly livekit: {
     readonly url: string | undefined;
@@ -239,6 +241,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       threads: e.PARLEY_POCKETSPHINX_THREADS ?? availableParallelism(),
     }),
     openai: Object.freeze({ apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL }),
+    openaiRealtime: Object.freeze({ url: e.PARLEY_OPENAI_REALTIME_URL, apiKey: e.OPENAI_API_KEY }),
     rag: Object.freeze({
       embedding: Object.freeze({
         provider: e.PARLEY_EMBEDDING_PROVIDER,

@@ -207,6 +207,8 @@ export const envSchema = z.object({
   PARLEY_RAG_JOB_LOCK_MS: int(1_000, 3_600_000).default(30_000),
   OPENAI_API_KEY: optionalString,
   OPENAI_BASE_URL: optionalUrl(['http:', 'https:']),
+  /** STT `openai-realtime`: the Realtime endpoint (its `?intent=transcription` is added); unset: OpenAI's. */
+  PARLEY_OPENAI_REALTIME_URL: optionalUrl(['ws:', 'wss:']),
   LIVEKIT_URL: optionalUrl(['ws:', 'wss:', 'http:', 'https:']),
   LIVEKIT_API_KEY: optionalString,
   LIVEKIT_API_SECRET: optionalString,

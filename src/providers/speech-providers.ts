@@ -10,6 +10,7 @@ import type { OpenAiEndpoint } from './openai/client.js';
 import { PocketsphinxStt } from './pocketsphinx/pocketsphinx-stt.js';
 import type { PocketsphinxOptions } from './pocketsphinx/sphinx-options.js';
 import { OpenAiStt, type OpenAiSttOptions } from './openai/openai-stt.js';
+import { OpenAiRealtimeStt, type OpenAiRealtimeSttOptions } from './openai-realtime/realtime-stt.js';
 import { OpenAiTts, type OpenAiTtsOptions } from './openai/openai-tts.js';
 import { ProviderError } from './provider-error.js';
 import type { ProviderRegistry } from './registry.js';
@@ -32,6 +33,8 @@ export interface ProviderSetOptions {
   /** flite's working folder and chunk size; `bin` comes from `PARLEY_FLITE_BIN`. */
   flite?: Partial<Omit<FliteTtsOptions, 'bin'>>;
   openaiStt?: Partial<OpenAiSttOptions>;
+  /** `openai-realtime` beyond PARLEY_PROVIDER_STALL_MS / PARLEY_STT_TIMEOUT_MS (the lag bound). */
+  openaiRealtime?: Partial<OpenAiRealtimeSttOptions>;
   /** pocketsphinx beyond its `PARLEY_POCKETSPHINX_*` settings (bestpath, lag bound). */
   pocketsphinx?: Partial<PocketsphinxOptions>;
   openaiTts?: Partial<OpenAiTtsOptions>;
@@ -61,6 +64,11 @@ export class ProviderSet implements SpeechProviders {
       switch (settings.provider) {
         case 'openai':
           return new OpenAiStt(this.endpoint, this.options.openaiStt);
+        case 'openai-realtime': {
+          const { stallMs, sttTimeoutMs } = this.config.speechLimits;
+          const limits = { connectTimeoutMs: stallMs, stallMs, timeoutMs: sttTimeoutMs };
+          return new OpenAiRealtimeStt(this.config.openaiRealtime, { ...limits, ...this.options.openaiRealtime });
+        }
         case 'pocketsphinx':
           return new PocketsphinxStt({ ...this.config.pocketsphinx, ...this.options.pocketsphinx });
         case 'local-whisper':

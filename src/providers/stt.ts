@@ -1,6 +1,6 @@
 /**
  * Speech to text. Implementations: providers/openai/openai-stt.ts, providers/local/whisper-stt.ts,
- * providers/pocketsphinx/ (which also streams).
+ * providers/pocketsphinx/ and providers/openai-realtime/ (which also stream).
  */
 export interface SttRequest {
   /** Mono PCM16 at `sampleRate` (the pipeline sends 16 kHz). */

@@ -11,7 +11,7 @@ export interface ProviderInfo {
   /** Name used in preset records. */
   provider: string;
   label: string;
-  /** `remote`: an OpenAI-compatible HTTP API; `local`: runs in this process; `binary`: a local program. */
+  /** `remote`: a network API (OpenAI-compatible HTTP, or its Realtime WebSocket); `local`: runs in this process; `binary`: a local program. */
   kind: 'remote' | 'local' | 'binary';
   /** Known models. For remote providers any model the server accepts is allowed; these are suggestions. */
   models: string[];
@@ -57,6 +57,17 @@ export const providers: readonly ProviderInfo[] = [
     voices: [],
     defaultVoice: null,
     anyModel: false,
+  },
+  {
+    capability: 'stt',
+    provider: 'openai-realtime',
+    label: 'OpenAI Realtime transcription (WebSocket, streaming)',
+    kind: 'remote',
+    models: ['gpt-4o-mini-transcribe', 'gpt-4o-transcribe', 'whisper-1'],
+    defaultModel: 'gpt-4o-mini-transcribe',
+    voices: [],
+    defaultVoice: null,
+    anyModel: true,
   },
   {
     capability: 'stt',

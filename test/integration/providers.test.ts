@@ -10,6 +10,7 @@ import type { ModelManifest } from '../../src/providers/models/model-manifest.js
 import type { ProviderRegistryOptions } from '../../src/providers/registry.js';
 import { providerAvailabilitySchema } from '../../src/records/preset.js';
 import { tinyGguf } from '../../scripts/make-tiny-gguf.js';
+import { FakeOpenAiRealtime } from '../support/fake-openai-realtime.js';
 import { startParley, type TestParley } from '../support/parley.js';
 import { freePort, TestRedis } from '../support/redis-server.js';
 
@@ -85,7 +86,8 @@ class Upstream {
   }
 }
 
-const remoteProviders = catalog.filter((p) => p.kind === 'remote');
+/** The OpenAI-compatible HTTP providers, which one `GET /models` checks. */
+const openAiCompatible = catalog.filter((p) => p.kind === 'remote' && p.provider === 'openai');
 const key = (p: { capability: string; provider: string }) => `${p.capability}/${p.provider}`;
 
 let redis: TestRedis;
@@ -99,19 +101,22 @@ afterAll(async () => {
 
 describe('with every provider configured', () => {
   let upstream: Upstream;
+  let realtime: FakeOpenAiRealtime;
   let p: TestParley;
 
   beforeAll(async () => {
     upstream = await Upstream.start(200);
+    realtime = await FakeOpenAiRealtime.start({ apiKey: 'sk-test-key' });
     p = await startParley(
       redis,
-      { OPENAI_BASE_URL: upstream.baseUrl, OPENAI_API_KEY: 'sk-test-key' },
+      { OPENAI_BASE_URL: upstream.baseUrl, OPENAI_API_KEY: 'sk-test-key', PARLEY_OPENAI_REALTIME_URL: realtime.url },
       { providers: fixtureAliases },
     );
   });
   afterAll(async () => {
     await p?.close();
     await upstream?.close();
+    await realtime?.close();
   });
 
   it('GET /health/providers probes each provider once and caches the result', async () => {
@@ -127,9 +132,14 @@ describe('with every provider configured', () => {
 
     // One request serves all OpenAI-compatible capabilities, with the key, and the next call is cached.
     expect(upstream.requests).toEqual([{ method: 'GET', url: '/v1/models', authorization: 'Bearer sk-test-key' }]);
+    // openai-realtime: a transcription session opened with the key and closed, no audio sent
+    expect(realtime.connections.map((c) => [c.headers.authorization, c.received])).toEqual([
+      ['Bearer sk-test-key', []],
+    ]);
     const again = await p.request('GET', '/health/providers', { apiKey: null });
     expect(again.body).toEqual(res.body);
     expect(upstream.requests).toHaveLength(1);
+    expect(realtime.connections).toHaveLength(1);
   });
 
   it('GET /admin/v1/presets/available lists every catalog provider as configured', async () => {
@@ -196,7 +206,7 @@ describe('with a failing upstream', () => {
     const body = await checksAgainst(upstream.baseUrl);
     expect(body.status).toBe('degraded');
     const remote = body.providers.filter((c) => c.provider === 'openai');
-    expect(remote).toHaveLength(remoteProviders.length);
+    expect(remote).toHaveLength(openAiCompatible.length);
     for (const check of remote) {
       expect(check).toMatchObject({
         status: 'error',

@@ -95,6 +95,7 @@ describe('loadConfig', () => {
     ['PARLEY_RATE_LIMIT_RPM', '0'],
     ['PARLEY_RATE_LIMIT_BURST', 'ten'],
     ['OPENAI_BASE_URL', 'localhost:11434'],
+    ['PARLEY_OPENAI_REALTIME_URL', 'https://api.openai.com/v1/realtime'],
     ['PARLEY_VAD_SILENCE_FLOOR_DBFS', '-200'],
     ['PARLEY_VAD_SILENCE_FLOOR_DBFS', 'abc'],
     ['PARLEY_VAD_SILENCE_FLOOR_DBFS', '6'],

@@ -6,6 +6,7 @@ import { VitsTts } from '../../src/providers/local/vits-tts.js';
 import { WhisperStt } from '../../src/providers/local/whisper-stt.js';
 import { OpenAiStt } from '../../src/providers/openai/openai-stt.js';
 import { OpenAiTts } from '../../src/providers/openai/openai-tts.js';
+import { OpenAiRealtimeStt } from '../../src/providers/openai-realtime/realtime-stt.js';
 import { ProviderRegistry } from '../../src/providers/registry.js';
 import { ProviderSet } from '../../src/providers/speech-providers.js';
 
@@ -30,6 +31,26 @@ describe('ProviderSet', () => {
     expect(set.tts({ provider: 'local-vits', model: 'Xenova/mms-tts-eng', voice: 'default', speed: 1 })).toBeInstanceOf(
       VitsTts,
     );
+  });
+
+  it('builds openai-realtime with the deployment limits: the stall for the handshake and the quiet after speech, the STT timeout whole', () => {
+    const limited = loadConfig({
+      OPENAI_API_KEY: 'sk-test',
+      PARLEY_PROVIDER_STALL_MS: '4000',
+      PARLEY_STT_TIMEOUT_MS: '9000',
+    });
+    const stt = new ProviderSet(limited, new ProviderRegistry(limited)).stt({
+      provider: 'openai-realtime',
+      model: 'gpt-4o-transcribe',
+      language: null,
+    });
+    expect(stt).toBeInstanceOf(OpenAiRealtimeStt);
+    expect((stt as OpenAiRealtimeStt).options).toEqual({
+      connectTimeoutMs: 4000,
+      stallMs: 4000,
+      timeoutMs: 9000,
+      maxLagMs: 3000,
+    });
   });
 
   it('shares one instance per provider and model, whatever the voice, speed or language', () => {

@@ -4,6 +4,7 @@ import type { providerAvailabilitySchema } from '../../records/preset.js';
 import type { ProviderInfo } from '../../records/provider-catalog.js';
 import type { EspeakProbe } from '../espeak/espeak-probe.js';
 import type { FliteProbe } from '../flite/flite-probe.js';
+import { realtimeReason } from '../openai-realtime/realtime-connection.js';
 import { pocketsphinxProblem } from '../pocketsphinx/sphinx-probe.js';
 import { ModelFolders } from './model-folders.js';
 import type { ModelSnapshot } from './model-inventory.js';
@@ -31,7 +32,7 @@ export function remoteReason(config: Config): string | null {
 
 /**
  * A catalog provider marked configured or not, for `presets/available`: remote ones need an
- * OpenAI key or base URL, espeak-ng and flite need to run (their voices are the installed ones),
+ * OpenAI key or base URL (`openai-realtime`: the key or its own URL), espeak-ng and flite need to run (their voices are the installed ones),
  * local ones list the models the snapshot found installed (with every model found, invalid ones
  * too, in `local_models`). Loads no model and calls no upstream.
  */
@@ -52,6 +53,10 @@ export async function providerAvailability(
     any_model: info.anyModel,
     local_models: [],
   };
+  if (info.provider === 'openai-realtime') {
+    const reason = realtimeReason(from.config.openaiRealtime);
+    return { ...base, configured: reason === null, reason };
+  }
   if (info.kind === 'remote') {
     const reason = remoteReason(from.config);
     return { ...base, configured: reason === null, reason };

@@ -1,6 +1,7 @@
 import { providers as catalog, type Capability, type ProviderInfo } from '../../records/provider-catalog.js';
 import { programOf, remoteReason, type StatusSources } from './availability.js';
 import { describeError, roundMs } from './describe-error.js';
+import { probeRealtime } from '../openai-realtime/realtime-probe.js';
 import { pocketsphinxProblem } from '../pocketsphinx/sphinx-probe.js';
 import { ModelFolders } from './model-folders.js';
 import { isModelProvider, type ModelSnapshot } from './model-inventory.js';
@@ -19,7 +20,8 @@ const defaultOpenAiBaseUrl = 'https://api.openai.com/v1';
 
 /**
  * Probes every catalog provider but the local model ones concurrently, for /health/providers (the
- * registry caches the result): one `GET /models` serves every OpenAI-compatible capability,
+ * registry caches the result): one `GET /models` serves every OpenAI-compatible capability
+ * (`openai-realtime` opens a transcription session and closes it, realtime-probe.ts),
  * espeak-ng and flite synthesize one word, PocketSphinx's library and files must load. Never sends
  * audio anywhere.
  */
@@ -31,6 +33,8 @@ export async function runProbes(from: StatusSources, probeTimeoutMs: number): Pr
       .map(async (info): Promise<ProviderCheck> => {
         const id = { capability: info.capability, provider: info.provider };
         try {
+          if (info.provider === 'openai-realtime')
+            return { ...id, ...(await probeRealtime(from.config.openaiRealtime, probeTimeoutMs)) };
           if (info.kind === 'remote') {
             remote ??= checkRemote(from, probeTimeoutMs);
             return { ...id, ...(await remote) };
