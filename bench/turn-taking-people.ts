@@ -56,9 +56,17 @@ function scenarios(quick: boolean): Scenario[] {
     ...take(peoplePrompts('cut')).map((p, i): Scenario => {
       const [first, second] = promptHalves(p);
       const pauseMs = pauses[i % pauses.length]!;
-      return { name: `${p.name} (${pauseMs} ms)`, kind: 'pause', utterance: [{ phrase: first }, { pauseMs }, { phrase: second }] };
+      return {
+        name: `${p.name} (${pauseMs} ms)`,
+        kind: 'pause',
+        utterance: [{ phrase: first }, { pauseMs }, { phrase: second }],
+      };
     }),
-    ...take(peoplePrompts('multi')).map((p): Scenario => ({ name: p.name, kind: 'multi', utterance: [{ phrase: promptSpeech(p) }] })),
+    ...take(peoplePrompts('multi')).map((p): Scenario => ({
+      name: p.name,
+      kind: 'multi',
+      utterance: [{ phrase: promptSpeech(p) }],
+    })),
   ];
 }
 
@@ -80,8 +88,15 @@ async function startWebhook(): Promise<{ url: string; close: () => Promise<void>
   };
 }
 
-async function runRow(url: string, webhookUrl: string, spec: (typeof rows)[number], list: Scenario[]): Promise<PeopleRow> {
-  const preset = (await admin(url, 'POST', '/admin/v1/presets', { name: spec.row, stt: spec.stt, tts: flite })) as { id: string };
+async function runRow(
+  url: string,
+  webhookUrl: string,
+  spec: (typeof rows)[number],
+  list: Scenario[],
+): Promise<PeopleRow> {
+  const preset = (await admin(url, 'POST', '/admin/v1/presets', { name: spec.row, stt: spec.stt, tts: flite })) as {
+    id: string;
+  };
   const agent = (await admin(url, 'POST', '/admin/v1/agents', {
     name: spec.row,
     mode: 'passthrough',
@@ -122,12 +137,16 @@ export async function main(quick: boolean): Promise<void> {
     );
     real = new ProviderSet(config, new ProviderRegistry(config));
     const providers = real;
-    parley = await openParley({ ...config, adminApiKey: adminKey, redisUrl: redis.url }, createLogger(config.logLevel), {
-      speech: {
-        stt: (s) => (s.provider === 'pocketsphinx' ? providers.stt(s) : fake.stt(s)),
-        tts: (s) => providers.tts(s),
+    parley = await openParley(
+      { ...config, adminApiKey: adminKey, redisUrl: redis.url },
+      createLogger(config.logLevel),
+      {
+        speech: {
+          stt: (s) => (s.provider === 'pocketsphinx' ? providers.stt(s) : fake.stt(s)),
+          tts: (s) => providers.tts(s),
+        },
       },
-    });
+    );
     const url = `http://127.0.0.1:${await parley.listen(0, '127.0.0.1')}`;
     const report: PeopleRow[] = [];
     for (const spec of rows) {

@@ -51,7 +51,14 @@ const c = {
   frames: ps.func('void ps_seg_frames(void *seg, _Out_ int *sf, _Out_ int *ef)'),
   lookup: ps.func('const char *ps_lookup_word(void *ps, const char *word)'),
 };
-const argv = ['-hmm', `${modelDir}/en-us`, '-lm', `${modelDir}/en-us.lm.bin`, '-dict', `${modelDir}/cmudict-en-us.dict`];
+const argv = [
+  '-hmm',
+  `${modelDir}/en-us`,
+  '-lm',
+  `${modelDir}/en-us.lm.bin`,
+  '-dict',
+  `${modelDir}/cmudict-en-us.dict`,
+];
 const decoder = c.init(c.parse(null, c.args(), argv.length + 2, [...argv, '-logfn', '/dev/null'], 1));
 
 /** A prompt's recording at 16 kHz, as the pipeline hears an 8 kHz line. */
@@ -84,7 +91,8 @@ function align(name: string, text: string, grammar: number): Word[] | null {
     const sf = [0];
     const ef = [0];
     c.frames(seg, sf, ef);
-    if (!word.startsWith('<') && !word.startsWith('[')) timed.push({ word, start: sf[0]! / 100, end: (ef[0]! + 1) / 100 });
+    if (!word.startsWith('<') && !word.startsWith('['))
+      timed.push({ word, start: sf[0]! / 100, end: (ef[0]! + 1) / 100 });
   }
   return timed.length === words.length ? timed : null;
 }
@@ -104,7 +112,9 @@ const wellFormed = (text: string) =>
   /^[A-Z]/.test(text) && /[.?!]$/.test(text) && !text.includes('...') && !/[\d[\]*]/.test(text);
 
 /** Words that open a new clause: a pause before one is between clauses, not inside one. */
-const clauseOpeners = new Set('and or but so then while when if because which that who where until after before'.split(' '));
+const clauseOpeners = new Set(
+  'and or but so then while when if because which that who where until after before'.split(' '),
+);
 
 const texts = gunzipSync(readFileSync(textsFile)).toString('utf8');
 const prompts = texts
@@ -126,7 +136,14 @@ for (const { name, text } of shuffled) {
   if (seen.has(key)) continue;
   const n = sentences(text).length;
   const count = spoken(text).length;
-  const kind = n >= 2 && n <= 3 ? 'multi' : n === 1 && count >= 4 ? (count >= 7 && taken('cut') < counts.cut ? 'cut' : 'complete') : null;
+  const kind =
+    n >= 2 && n <= 3
+      ? 'multi'
+      : n === 1 && count >= 4
+        ? count >= 7 && taken('cut') < counts.cut
+          ? 'cut'
+          : 'complete'
+        : null;
   if (kind === null || taken(kind) >= counts[kind]) continue;
   const words = align(name, text, grammar++);
   if (words === null) continue;
@@ -159,6 +176,10 @@ function cutPoint(text: string): number {
 const version = execFileSync('dpkg-query', ['-W', '-f=${Version}', 'asterisk-core-sounds-en-wav']).toString();
 writeFileSync(
   out,
-  `${JSON.stringify({ source: `asterisk-core-sounds-en-wav ${version}`, prompts: chosen }, null, 1)}\n`,
+  `${JSON.stringify({ source: `asterisk-core-sounds-en-wav ${version}`, prompts: chosen }, null, 2)}\n`,
 );
-console.log(`wrote ${out}: ${Object.keys(counts).map((k) => `${taken(k as keyof typeof counts)} ${k}`).join(', ')}`);
+console.log(
+  `wrote ${out}: ${Object.keys(counts)
+    .map((k) => `${taken(k as keyof typeof counts)} ${k}`)
+    .join(', ')}`,
+);

@@ -94,7 +94,11 @@ export async function createServices(parts: ServiceParts): Promise<Services> {
   // One VAD worker per process: every voice session's windows run there in shared batches.
   const vad = await SileroVad.load({ logger, silenceFloorDbfs: config.vadSilenceFloorDbfs });
   const endOfTurnModel = await loadSmartTurn(config.modelsDir, logger);
-  const sentenceEnds = SentenceEndLm.open(modelFiles(config.pocketsphinx.modelDir).lm, defaultLibraries.sphinxbase, logger);
+  const sentenceEnds = SentenceEndLm.open(
+    modelFiles(config.pocketsphinx.modelDir).lm,
+    defaultLibraries.sphinxbase,
+    logger,
+  );
   const outbox = new EventOutbox({
     redisUrl: config.redisUrl,
     prefix: config.redisPrefix,

@@ -26,15 +26,7 @@ export interface Phrase {
 export type Part = { phrase: Phrase } | { pauseMs: number };
 
 export type ScenarioKind =
-  | 'question'
-  | 'statement'
-  | 'pause'
-  | 'multi'
-  | 'number'
-  | 'email'
-  | 'backchannel'
-  | 'noise'
-  | 'barge-in';
+  'question' | 'statement' | 'pause' | 'multi' | 'number' | 'email' | 'backchannel' | 'noise' | 'barge-in';
 
 /**
  * `question`/`statement`/`pause`/`multi`/`number`/`email`: one utterance, answered once (latency,

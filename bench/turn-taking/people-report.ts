@@ -55,7 +55,10 @@ export function renderPeople(report: PeopleReport): string {
   const table = markdownTable(
     ['measure', ...report.rows.map((r) => `\`${r.row}\``)],
     [
-      ['speech end → first audio, complete sentences, p50 / p90 ms', ...col((s) => `${ms(s.complete.p50_ms)} / ${ms(s.complete.p90_ms)}`)],
+      [
+        'speech end → first audio, complete sentences, p50 / p90 ms',
+        ...col((s) => `${ms(s.complete.p50_ms)} / ${ms(s.complete.p90_ms)}`),
+      ],
       ['complete sentences answered once', ...col((s) => `${s.answeredOnce} / ${s.completeCount}`)],
       ['splits at a pause of 300–900 ms inside a clause', ...col((s) => `${s.splits} / ${s.cuts}`)],
       ['multi-sentence prompts answered once', ...col((s) => `${s.multiOnce} / ${s.multis}`)],

@@ -92,7 +92,7 @@ export const turnTakingSettingsShape = {
     }),
   statement_end_pitch: z.boolean().meta({
     description:
-      'Smart mode: a finished statement (see `statement_end_threshold`) must also end with its pitch falling to the speaker\'s floor.',
+      "Smart mode: a finished statement (see `statement_end_threshold`) must also end with its pitch falling to the speaker's floor.",
   }),
   backchannel_words: phrases('Acknowledgements that never interrupt the agent (matched whole, case-insensitive).'),
   stop_words: phrases('Words that interrupt the agent at once, however short.'),

@@ -93,7 +93,7 @@ describe('RecordingWriter', () => {
     expect(range(caller, 0, 7_360)).toEqual(Array(7_360).fill(0));
   });
 
-  it("a frame the playout says plays earlier than the audio before it ends follows it, never over it", async () => {
+  it('a frame the playout says plays earlier than the audio before it ends follows it, never over it', async () => {
     const w = writer();
     w.agentTap.frame(fill(320, 1), 0); // 0 ms
     w.agentTap.frame(fill(320, 2), 20); // 20 ms

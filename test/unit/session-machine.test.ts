@@ -456,7 +456,12 @@ describe('session machine', () => {
       const { actor, clock, state } = start(smart);
       actor.send({ type: 'SPEECH_START' });
       actor.send(utterance);
-      actor.send({ ...heard('I want to book a table', 100), complete: true });
+      actor.send({
+        type: 'TRANSCRIBED',
+        text: 'I want to book a table',
+        at: utterance.speechEndedAt + 100,
+        complete: true,
+      });
       clock.increment(199);
       expect(state()).toBe('{"active":{"turn":{"tentative":"waiting"}}}');
       clock.increment(1);

@@ -51,7 +51,11 @@ describe('the final pitch and the speaker floor', () => {
 });
 
 describe('the statement-end rule', () => {
-  const lm = SentenceEndLm.open('/usr/share/pocketsphinx/model/en-us/en-us.lm.bin', 'libsphinxbase.so.3', pino({ level: 'silent' }));
+  const lm = SentenceEndLm.open(
+    '/usr/share/pocketsphinx/model/en-us/en-us.lm.bin',
+    'libsphinxbase.so.3',
+    pino({ level: 'silent' }),
+  );
 
   it("reads P(end of sentence) from the recogniser's language model", () => {
     expect(lm).not.toBeNull();
@@ -67,7 +71,9 @@ describe('the statement-end rule', () => {
     expect(rule.judge('please enter your', glide(200, 120), rate)).toMatchObject({ complete: false });
     const wordsOnly = new StatementEnd(lm!, { lmThreshold: -1.5, pitchCheck: false });
     expect(wordsOnly.judge('my card was declined', glide(140, 220), rate)).toMatchObject({ complete: true });
-    expect(new StatementEnd(lm!, { lmThreshold: null, pitchCheck: true }).judge('thank you', glide(200, 120), rate)).toBeNull();
+    expect(
+      new StatementEnd(lm!, { lmThreshold: null, pitchCheck: true }).judge('thank you', glide(200, 120), rate),
+    ).toBeNull();
   });
 
   it('is absent, and says so, without the model file', () => {

@@ -36,7 +36,10 @@ export class SentenceEndLm {
     try {
       return new SentenceEndLm(library, path);
     } catch (err) {
-      logger.warn({ err, path }, 'the sentence-end language model could not be read; unpunctuated statements wait endpointing_default_ms');
+      logger.warn(
+        { err, path },
+        'the sentence-end language model could not be read; unpunctuated statements wait endpointing_default_ms',
+      );
       return null;
     }
   }
