@@ -1,4 +1,6 @@
 import type { Config } from '../config.js';
+import { DeepgramStt } from './deepgram/deepgram-stt.js';
+import type { DeepgramOptions } from './deepgram/deepgram-options.js';
 import type { StoredPreset } from '../records/preset.js';
 import { EspeakTts, type EspeakTtsOptions } from './espeak/espeak-tts.js';
 import { FliteTts, type FliteTtsOptions } from './flite/flite-tts.js';
@@ -32,6 +34,8 @@ export interface ProviderSetOptions {
   /** flite's working folder and chunk size; `bin` comes from `PARLEY_FLITE_BIN`. */
   flite?: Partial<Omit<FliteTtsOptions, 'bin'>>;
   openaiStt?: Partial<OpenAiSttOptions>;
+  /** Deepgram beyond `PARLEY_DEEPGRAM_*` and the stall limit (the chunking of whole utterances). */
+  deepgram?: Partial<DeepgramOptions>;
   /** pocketsphinx beyond its `PARLEY_POCKETSPHINX_*` settings (bestpath, lag bound). */
   pocketsphinx?: Partial<PocketsphinxOptions>;
   openaiTts?: Partial<OpenAiTtsOptions>;
@@ -61,6 +65,12 @@ export class ProviderSet implements SpeechProviders {
       switch (settings.provider) {
         case 'openai':
           return new OpenAiStt(this.endpoint, this.options.openaiStt);
+        case 'deepgram':
+          return new DeepgramStt({
+            ...this.config.deepgram,
+            stallMs: this.config.speechLimits.stallMs,
+            ...this.options.deepgram,
+          });
         case 'pocketsphinx':
           return new PocketsphinxStt({ ...this.config.pocketsphinx, ...this.options.pocketsphinx });
         case 'local-whisper':

@@ -84,7 +84,7 @@ export const agentSettingsShape = {
     .max(500)
     .meta({
       description:
-        'Voice: the words and phrases callers are expected to say. With STT `pocketsphinx` the recogniser then hears only these (a grammar: menu answers, commands, names; every word must be in its dictionary). Empty: any words. Other STT providers ignore it.',
+        'Voice: the words and phrases callers are expected to say. With STT `pocketsphinx` the recogniser then hears only these (a grammar: menu answers, commands, names; every word must be in its dictionary). With `deepgram` they are vocabulary hints (Nova-3 `keyterm`, older models `keywords`). Empty: any words. Other STT providers ignore it.',
     }),
   webhook_url: httpUrlSchema
     .nullable()

@@ -10,6 +10,7 @@ import type { ModelManifest } from '../../src/providers/models/model-manifest.js
 import type { ProviderRegistryOptions } from '../../src/providers/registry.js';
 import { providerAvailabilitySchema } from '../../src/records/preset.js';
 import { tinyGguf } from '../../scripts/make-tiny-gguf.js';
+import { FakeDeepgram } from '../support/fake-deepgram.js';
 import { startParley, type TestParley } from '../support/parley.js';
 import { freePort, TestRedis } from '../support/redis-server.js';
 
@@ -85,7 +86,8 @@ class Upstream {
   }
 }
 
-const remoteProviders = catalog.filter((p) => p.kind === 'remote');
+/** The OpenAI-compatible capabilities: one `GET /models` probes them all. */
+const openAiProviders = catalog.filter((p) => p.provider === 'openai');
 const key = (p: { capability: string; provider: string }) => `${p.capability}/${p.provider}`;
 
 let redis: TestRedis;
@@ -99,19 +101,27 @@ afterAll(async () => {
 
 describe('with every provider configured', () => {
   let upstream: Upstream;
+  let deepgram: FakeDeepgram;
   let p: TestParley;
 
   beforeAll(async () => {
     upstream = await Upstream.start(200);
+    deepgram = await FakeDeepgram.start({ apiKey: 'dg-test-key' });
     p = await startParley(
       redis,
-      { OPENAI_BASE_URL: upstream.baseUrl, OPENAI_API_KEY: 'sk-test-key' },
+      {
+        OPENAI_BASE_URL: upstream.baseUrl,
+        OPENAI_API_KEY: 'sk-test-key',
+        PARLEY_DEEPGRAM_API_KEY: 'dg-test-key',
+        PARLEY_DEEPGRAM_URL: deepgram.url,
+      },
       { providers: fixtureAliases },
     );
   });
   afterAll(async () => {
     await p?.close();
     await upstream?.close();
+    await deepgram?.close();
   });
 
   it('GET /health/providers probes each provider once and caches the result', async () => {
@@ -130,6 +140,8 @@ describe('with every provider configured', () => {
     const again = await p.request('GET', '/health/providers', { apiKey: null });
     expect(again.body).toEqual(res.body);
     expect(upstream.requests).toHaveLength(1);
+    // Deepgram: one stream opened with the key and closed at once (CloseStream), no audio; cached too.
+    expect(deepgram.streams.map((s) => [s.samples, s.controls])).toEqual([[0, ['Finalize', 'CloseStream']]]);
   });
 
   it('GET /admin/v1/presets/available lists every catalog provider as configured', async () => {
@@ -196,7 +208,7 @@ describe('with a failing upstream', () => {
     const body = await checksAgainst(upstream.baseUrl);
     expect(body.status).toBe('degraded');
     const remote = body.providers.filter((c) => c.provider === 'openai');
-    expect(remote).toHaveLength(remoteProviders.length);
+    expect(remote).toHaveLength(openAiProviders.length);
     for (const check of remote) {
       expect(check).toMatchObject({
         status: 'error',
