@@ -41,12 +41,10 @@ export class DeepgramStream implements SttStream {
   #done = false;
   #pending: Pending | undefined;
   #timer: NodeJS.Timeout | undefined;
-  #requestId: string | null = null;
 
   constructor(url: URL, headers: Record<string, string>, stallMs: number) {
     this.#stallMs = stallMs;
     this.#ws = new WebSocket(url, { headers, handshakeTimeout: stallMs, perMessageDeflate: false });
-    this.#ws.on('upgrade', (res) => (this.#requestId = requestIdOf(res)));
     this.#ws.on('unexpected-response', (_req, res) => this.#refused(res));
     this.#ws.on('open', () => this.#opened());
     this.#ws.on('message', (data, isBinary) => this.#received(data, isBinary));
@@ -60,11 +58,6 @@ export class DeepgramStream implements SttStream {
 
   get healthy(): boolean {
     return true;
-  }
-
-  /** Deepgram's id of this stream (its `dg-request-id`), for support; null before the handshake. */
-  get requestId(): string | null {
-    return this.#requestId;
   }
 
   write(samples: Int16Array): void {
@@ -127,7 +120,6 @@ export class DeepgramStream implements SttStream {
       if (!(err instanceof FrameError)) throw err;
       return this.#fail(new ProviderError(label, `sent ${err.message}`, { cause: err }));
     }
-    if (frame.type === 'Metadata') this.#requestId ??= frame.requestId;
     if (frame.type !== 'Results') return;
     this.#heard.add(frame);
     if (frame.fromFinalize && this.#pending !== undefined) this.#settle();
@@ -195,11 +187,6 @@ export class DeepgramStream implements SttStream {
 function rawText(data: RawData): string {
   if (Buffer.isBuffer(data)) return data.toString('utf8');
   return (Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data)).toString('utf8');
-}
-
-function requestIdOf(res: IncomingMessage): string | null {
-  const id = res.headers['dg-request-id'];
-  return typeof id === 'string' ? id : null;
 }
 
 /** Deepgram's error body `{err_code, err_msg}` as one line, or the body's text. */

@@ -13,12 +13,12 @@ const label = 'deepgram';
 
 /**
  * Deepgram's live recogniser (`/v1/listen` over WebSocket; the hosted API or a self-hosted
- * Deepgram). Streams: a session opens one socket per utterance at the VAD's onset, so the
- * handshake overlaps the speech and the final transcript comes ~0.1-0.3 s after the end of
- * speech, punctuated. A socket per utterance rather than per session: nothing is open (or
- * billed, or kept alive) while nobody speaks, and a socket that fails takes only its own
- * utterance with it. A whole utterance can also be transcribed at once (streamed faster than
- * real time, then finalized).
+ * Deepgram). Streams: a session opens one socket per speech segment at the VAD's onset, so the
+ * handshake overlaps the speech and the final transcript comes Deepgram's ~0.1-0.3 s after the
+ * segment ends, punctuated. A socket per segment rather than per session: nothing is open (kept
+ * alive, counted against the account's concurrent connections) while nobody speaks, no result
+ * can be taken for the wrong segment, and a socket that fails takes only its own turn with it.
+ * A whole utterance can also be transcribed at once (sent faster than real time, then finalized).
  */
 export class DeepgramStt implements StreamingSttProvider {
   readonly label = label;
