@@ -189,6 +189,10 @@ export const envSchema = z.object({
   PARLEY_POCKETSPHINX_MODEL_DIR: z.string().default('/usr/share/pocketsphinx/model/en-us'),
   PARLEY_POCKETSPHINX_DECODERS: int(1, 256).default(8),
   PARLEY_POCKETSPHINX_THREADS: int(1, 64).optional(),
+  /** STT provider `deepgram`: the key (`Authorization: Token …`); a self-hosted Deepgram needs none. */
+  PARLEY_DEEPGRAM_API_KEY: optionalString,
+  /** Deepgram's address (unset: its hosted API); query parameters in it go with every stream. */
+  PARLEY_DEEPGRAM_URL: optionalUrl(['ws:', 'wss:', 'http:', 'https:']),
   PARLEY_EMBEDDING_PROVIDER: z.enum(['local', 'openai']).default('local'),
   PARLEY_EMBEDDING_MODEL: optionalString,
   PARLEY_EMBEDDING_BASE_URL: optionalUrl(['http:', 'https:']),

@@ -1,4 +1,6 @@
 import type { Config } from '../config.js';
+import { DeepgramStt } from './deepgram/deepgram-stt.js';
+import type { DeepgramOptions } from './deepgram/deepgram-options.js';
 import type { StoredPreset } from '../records/preset.js';
 import { EspeakTts, type EspeakTtsOptions } from './espeak/espeak-tts.js';
 import { FliteTts, type FliteTtsOptions } from './flite/flite-tts.js';
@@ -35,6 +37,8 @@ export interface ProviderSetOptions {
   openaiStt?: Partial<OpenAiSttOptions>;
   /** `openai-realtime` beyond PARLEY_PROVIDER_STALL_MS / PARLEY_STT_TIMEOUT_MS (the lag bound). */
   openaiRealtime?: Partial<OpenAiRealtimeSttOptions>;
+  /** Deepgram beyond `PARLEY_DEEPGRAM_*` and the stall limit (the chunking of whole utterances). */
+  deepgram?: Partial<DeepgramOptions>;
   /** pocketsphinx beyond its `PARLEY_POCKETSPHINX_*` settings (bestpath, lag bound). */
   pocketsphinx?: Partial<PocketsphinxOptions>;
   openaiTts?: Partial<OpenAiTtsOptions>;
@@ -69,6 +73,12 @@ export class ProviderSet implements SpeechProviders {
           const limits = { connectTimeoutMs: stallMs, stallMs, timeoutMs: sttTimeoutMs };
           return new OpenAiRealtimeStt(this.config.openaiRealtime, { ...limits, ...this.options.openaiRealtime });
         }
+        case 'deepgram':
+          return new DeepgramStt({
+            ...this.config.deepgram,
+            stallMs: this.config.speechLimits.stallMs,
+            ...this.options.deepgram,
+          });
         case 'pocketsphinx':
           return new PocketsphinxStt({ ...this.config.pocketsphinx, ...this.options.pocketsphinx });
         case 'local-whisper':

@@ -84,7 +84,7 @@ export const agentSettingsShape = {
     .max(500)
     .meta({
       description:
-        'Voice: the words and phrases callers are expected to say. With STT `pocketsphinx` the recogniser then hears only these (a grammar: menu answers, commands, names; every word must be in its dictionary). Empty: any words. With `openai-realtime` they are the transcription prompt. Other STT providers ignore it.',
+        'Voice: the words and phrases callers are expected to say. With STT `pocketsphinx` the recogniser then hears only these (a grammar: menu answers, commands, names; every word must be in its dictionary). With `deepgram` they are vocabulary hints (Nova-3 `keyterm`, older models `keywords`); with `openai-realtime` the transcription prompt. Empty: any words. Other STT providers ignore it.',
     }),
   webhook_url: httpUrlSchema
     .nullable()

@@ -11,7 +11,7 @@ export interface ProviderInfo {
   /** Name used in preset records. */
   provider: string;
   label: string;
-  /** `remote`: a network API (OpenAI-compatible HTTP, or its Realtime WebSocket); `local`: runs in this process; `binary`: a local program. */
+  /** `remote`: a network API (OpenAI-compatible HTTP or its Realtime WebSocket, or Deepgram's); `local`: runs in this process; `binary`: a local program. */
   kind: 'remote' | 'local' | 'binary';
   /** Known models. For remote providers any model the server accepts is allowed; these are suggestions. */
   models: string[];
@@ -79,6 +79,17 @@ export const providers: readonly ProviderInfo[] = [
     voices: [],
     defaultVoice: null,
     anyModel: false,
+  },
+  {
+    capability: 'stt',
+    provider: 'deepgram',
+    label: 'Deepgram live streaming (/v1/listen WebSocket; hosted or self-hosted; streaming, punctuated)',
+    kind: 'remote',
+    models: ['nova-3', 'nova-3-medical', 'nova-2', 'nova-2-phonecall'],
+    defaultModel: 'nova-3',
+    voices: [],
+    defaultVoice: null,
+    anyModel: true,
   },
   {
     capability: 'llm',

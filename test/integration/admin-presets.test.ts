@@ -85,7 +85,7 @@ describe('create', () => {
     const res = await bed.p.request('POST', '/admin/v1/presets', {
       body: {
         name: '',
-        stt: { provider: 'deepgram', model: 'nova-2' },
+        stt: { provider: 'no-such-stt', model: 'nova-2' },
         llm: { provider: 'openai', model: 'gpt-4o-mini', temperature: 5 },
         tts: { provider: 'espeak', model: 'mbrola', voice: 'en' },
         embeddings: { provider: 'local' },

@@ -11,6 +11,7 @@ import type { ProviderRegistryOptions } from '../../src/providers/registry.js';
 import { providerAvailabilitySchema } from '../../src/records/preset.js';
 import { tinyGguf } from '../../scripts/make-tiny-gguf.js';
 import { FakeOpenAiRealtime } from '../support/fake-openai-realtime.js';
+import { FakeDeepgram } from '../support/fake-deepgram.js';
 import { startParley, type TestParley } from '../support/parley.js';
 import { freePort, TestRedis } from '../support/redis-server.js';
 
@@ -102,14 +103,22 @@ afterAll(async () => {
 describe('with every provider configured', () => {
   let upstream: Upstream;
   let realtime: FakeOpenAiRealtime;
+  let deepgram: FakeDeepgram;
   let p: TestParley;
 
   beforeAll(async () => {
     upstream = await Upstream.start(200);
     realtime = await FakeOpenAiRealtime.start({ apiKey: 'sk-test-key' });
+    deepgram = await FakeDeepgram.start({ apiKey: 'dg-test-key' });
     p = await startParley(
       redis,
-      { OPENAI_BASE_URL: upstream.baseUrl, OPENAI_API_KEY: 'sk-test-key', PARLEY_OPENAI_REALTIME_URL: realtime.url },
+      {
+        OPENAI_BASE_URL: upstream.baseUrl,
+        OPENAI_API_KEY: 'sk-test-key',
+        PARLEY_OPENAI_REALTIME_URL: realtime.url,
+        PARLEY_DEEPGRAM_API_KEY: 'dg-test-key',
+        PARLEY_DEEPGRAM_URL: deepgram.url,
+      },
       { providers: fixtureAliases },
     );
   });
@@ -117,6 +126,7 @@ describe('with every provider configured', () => {
     await p?.close();
     await upstream?.close();
     await realtime?.close();
+    await deepgram?.close();
   });
 
   it('GET /health/providers probes each provider once and caches the result', async () => {
@@ -140,6 +150,8 @@ describe('with every provider configured', () => {
     expect(again.body).toEqual(res.body);
     expect(upstream.requests).toHaveLength(1);
     expect(realtime.connections).toHaveLength(1);
+    // Deepgram: one stream opened with the key and closed at once (CloseStream), no audio; cached too.
+    expect(deepgram.streams.map((s) => [s.samples, s.controls])).toEqual([[0, ['Finalize', 'CloseStream']]]);
   });
 
   it('GET /admin/v1/presets/available lists every catalog provider as configured', async () => {
@@ -206,6 +218,7 @@ describe('with a failing upstream', () => {
     const body = await checksAgainst(upstream.baseUrl);
     expect(body.status).toBe('degraded');
     const remote = body.providers.filter((c) => c.provider === 'openai');
+    expect(remote).toHaveLength(openAiCompatible.length);
     expect(remote).toHaveLength(openAiCompatible.length);
     for (const check of remote) {
       expect(check).toMatchObject({

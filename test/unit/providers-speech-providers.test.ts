@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
+import { DeepgramStt } from '../../src/providers/deepgram/deepgram-stt.js';
 import { EspeakTts } from '../../src/providers/espeak/espeak-tts.js';
 import { FliteTts } from '../../src/providers/flite/flite-tts.js';
 import { VitsTts } from '../../src/providers/local/vits-tts.js';
@@ -9,6 +10,7 @@ import { OpenAiTts } from '../../src/providers/openai/openai-tts.js';
 import { OpenAiRealtimeStt } from '../../src/providers/openai-realtime/realtime-stt.js';
 import { ProviderRegistry } from '../../src/providers/registry.js';
 import { ProviderSet } from '../../src/providers/speech-providers.js';
+import { isStreaming } from '../../src/providers/stt.js';
 
 const config = loadConfig({
   MODELS_DIR: '/srv/models',
@@ -61,6 +63,18 @@ describe('ProviderSet', () => {
     expect(set.stt({ provider: 'local-whisper', model: 'Xenova/whisper-tiny.en', language: 'en' })).toBe(whisper);
     expect(set.stt({ provider: 'local-whisper', model: 'Xenova/whisper-base.en', language: null })).not.toBe(whisper);
     expect(set.stt({ provider: 'openai', model: 'whisper-1', language: null })).not.toBe(whisper);
+  });
+
+  it('builds deepgram from PARLEY_DEEPGRAM_* with the stall limit, a streaming provider', () => {
+    const withKey = loadConfig({ PARLEY_DEEPGRAM_API_KEY: 'dg-key', PARLEY_PROVIDER_STALL_MS: '4000' });
+    const stt = new ProviderSet(withKey, new ProviderRegistry(withKey)).stt({
+      provider: 'deepgram',
+      model: 'nova-3',
+      language: null,
+    });
+    expect(stt).toBeInstanceOf(DeepgramStt);
+    expect((stt as DeepgramStt).options).toMatchObject({ apiKey: 'dg-key', url: undefined, stallMs: 4000 });
+    expect(isStreaming(stt)).toBe(true);
   });
 
   it('looks local models up in the registry folders, aliases included', () => {

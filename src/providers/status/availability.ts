@@ -5,6 +5,7 @@ import type { ProviderInfo } from '../../records/provider-catalog.js';
 import type { EspeakProbe } from '../espeak/espeak-probe.js';
 import type { FliteProbe } from '../flite/flite-probe.js';
 import { realtimeReason } from '../openai-realtime/realtime-connection.js';
+import { deepgramProblem } from '../deepgram/deepgram-options.js';
 import { pocketsphinxProblem } from '../pocketsphinx/sphinx-probe.js';
 import { ModelFolders } from './model-folders.js';
 import type { ModelSnapshot } from './model-inventory.js';
@@ -30,9 +31,14 @@ export function remoteReason(config: Config): string | null {
   return 'set OPENAI_API_KEY (api.openai.com) or OPENAI_BASE_URL (any OpenAI-compatible server)';
 }
 
+/** Why a remote provider cannot be used here: Deepgram needs its key or address, the others OpenAI's. */
+export function remoteReasonOf(info: ProviderInfo, config: Config): string | null {
+  return info.provider === 'deepgram' ? deepgramProblem(config.deepgram) : remoteReason(config);
+}
+
 /**
  * A catalog provider marked configured or not, for `presets/available`: remote ones need an
- * OpenAI key or base URL (`openai-realtime`: the key or its own URL), espeak-ng and flite need to run (their voices are the installed ones),
+ * OpenAI key or base URL (`openai-realtime`: the key or its own URL; Deepgram its own key or address), espeak-ng and flite need to run (their voices are the installed ones),
  * local ones list the models the snapshot found installed (with every model found, invalid ones
  * too, in `local_models`). Loads no model and calls no upstream.
  */
@@ -58,7 +64,7 @@ export async function providerAvailability(
     return { ...base, configured: reason === null, reason };
   }
   if (info.kind === 'remote') {
-    const reason = remoteReason(from.config);
+    const reason = remoteReasonOf(info, from.config);
     return { ...base, configured: reason === null, reason };
   }
   if (info.provider === 'pocketsphinx') {

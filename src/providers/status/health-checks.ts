@@ -2,6 +2,8 @@ import { providers as catalog, type Capability, type ProviderInfo } from '../../
 import { programOf, remoteReason, type StatusSources } from './availability.js';
 import { describeError, roundMs } from './describe-error.js';
 import { probeRealtime } from '../openai-realtime/realtime-probe.js';
+import { deepgramProblem } from '../deepgram/deepgram-options.js';
+import { probeDeepgram } from '../deepgram/deepgram-probe.js';
 import { pocketsphinxProblem } from '../pocketsphinx/sphinx-probe.js';
 import { ModelFolders } from './model-folders.js';
 import { isModelProvider, type ModelSnapshot } from './model-inventory.js';
@@ -21,9 +23,9 @@ const defaultOpenAiBaseUrl = 'https://api.openai.com/v1';
 /**
  * Probes every catalog provider but the local model ones concurrently, for /health/providers (the
  * registry caches the result): one `GET /models` serves every OpenAI-compatible capability
- * (`openai-realtime` opens a transcription session and closes it, realtime-probe.ts),
- * espeak-ng and flite synthesize one word, PocketSphinx's library and files must load. Never sends
- * audio anywhere.
+ * (`openai-realtime` opens a transcription session and closes it, realtime-probe.ts), Deepgram
+ * opens a stream and closes it at once, espeak-ng and flite synthesize one word, PocketSphinx's
+ * library and files must load. Never sends audio anywhere.
  */
 export async function runProbes(from: StatusSources, probeTimeoutMs: number): Promise<ProviderCheck[]> {
   let remote: Promise<Outcome> | undefined;
@@ -35,6 +37,7 @@ export async function runProbes(from: StatusSources, probeTimeoutMs: number): Pr
         try {
           if (info.provider === 'openai-realtime')
             return { ...id, ...(await probeRealtime(from.config.openaiRealtime, probeTimeoutMs)) };
+          if (info.provider === 'deepgram') return { ...id, ...(await checkDeepgram(from, probeTimeoutMs)) };
           if (info.kind === 'remote') {
             remote ??= checkRemote(from, probeTimeoutMs);
             return { ...id, ...(await remote) };
@@ -81,6 +84,22 @@ async function checkRemote(from: StatusSources, timeoutMs: number): Promise<Outc
     const detail =
       err instanceof Error && err.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : describeError(err);
     return { status: 'error', latency_ms: null, detail: `GET /models failed: ${detail}` };
+  }
+}
+
+/** A `/v1/listen` handshake with the key, closed at once (CloseStream): no audio, nothing to bill. */
+async function checkDeepgram(from: StatusSources, timeoutMs: number): Promise<Outcome> {
+  const reason = deepgramProblem(from.config.deepgram);
+  if (reason !== null) return { status: 'not_configured', latency_ms: null, detail: reason };
+  try {
+    const { latencyMs } = await probeDeepgram(from.config.deepgram, timeoutMs);
+    return { status: 'ok', latency_ms: roundMs(latencyMs), detail: null };
+  } catch (err) {
+    return {
+      status: 'error',
+      latency_ms: null,
+      detail: `/v1/listen: ${describeError(err).replace(/^deepgram: /, '')}`,
+    };
   }
 }
 
