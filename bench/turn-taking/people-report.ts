@@ -26,6 +26,7 @@ interface RowSummary {
   splits: number;
   cuts: number;
   multiOnce: number;
+  multiHeardOnce: number;
   multis: number;
   missed: number;
 }
@@ -41,6 +42,7 @@ function summarizeRow(results: ScenarioResult[]): RowSummary {
     splits: cuts.filter((r) => r.answered_turns > 1).length,
     cuts: cuts.length,
     multiOnce: multis.filter((r) => r.answered_turns === 1).length,
+    multiHeardOnce: multis.filter((r) => r.answers_started === 1).length,
     multis: multis.length,
     missed: results.filter((r) => r.answered_turns === 0).length,
   };
@@ -61,7 +63,11 @@ export function renderPeople(report: PeopleReport): string {
       ],
       ['complete sentences answered once', ...col((s) => `${s.answeredOnce} / ${s.completeCount}`)],
       ['splits at a pause of 300–900 ms inside a clause', ...col((s) => `${s.splits} / ${s.cuts}`)],
-      ['multi-sentence prompts answered once', ...col((s) => `${s.multiOnce} / ${s.multis}`)],
+      ['multi-sentence prompts answered once (one webhook call)', ...col((s) => `${s.multiOnce} / ${s.multis}`)],
+      [
+        'multi-sentence prompts with one answer heard (one `audio_start`)',
+        ...col((s) => `${s.multiHeardOnce} / ${s.multis}`),
+      ],
       ['never answered', ...col((s) => String(s.missed))],
     ],
     ['left', ...report.rows.map(() => 'right' as const)],

@@ -20,6 +20,8 @@ export interface ScenarioResult {
   speech_end_to_first_audio_ms: number | null;
   /** Turns of the user answered during the scenario (distinct `transcript` turns). */
   answered_turns: number;
+  /** Turns whose answer started playing (distinct `audio_start` turns): what the user heard begin. */
+  answers_started: number;
   transcripts: string[];
   /** Phrases of the utterance that no transcript holds (words lost, e.g. a turn dropped when the user went on). */
   lost_phrases: number;
@@ -117,6 +119,7 @@ export async function runScenario(url: string, agentToken: string, scenario: Sce
       kind: scenario.kind,
       speech_end_to_first_audio_ms: answer === undefined ? null : answer.at - speechEndAt,
       answered_turns: 0,
+      answers_started: 0,
       transcripts: [],
       lost_phrases: 0,
       interrupted: null,
@@ -142,6 +145,7 @@ export async function runScenario(url: string, agentToken: string, scenario: Sce
     }
     const transcripts = client.events.filter((e) => e.type === 'transcript');
     result.answered_turns = new Set(transcripts.map((e) => e['turn'])).size;
+    result.answers_started = new Set(client.events.filter((e) => e.type === 'audio_start').map((e) => e['turn'])).size;
     result.transcripts = transcripts.map((e) => String(e['text']));
     const heard = new Set(words(result.transcripts.join(' ')));
     // a phrase is lost when under half its words were heard (a real recogniser gets some wrong)
