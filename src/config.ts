@@ -64,6 +64,8 @@ export interface Config {
   /** STT provider `pocketsphinx`: Debian's en-US model folder, decoders per process, worker threads. */
   readonly pocketsphinx: { readonly modelDir: string; readonly decoders: number; readonly threads: number };
   readonly openai: { readonly apiKey: string | undefined; readonly baseUrl: string | undefined };
+  /** TTS provider `elevenlabs`: its API key (undefined: not configured) and its API's ws:/wss: origin. */
+  readonly elevenlabs: { readonly apiKey: string | undefined; readonly url: string };
   readonly rag: RagConfig;
   readonly livekit: {
     readonly url: string | undefined;
@@ -239,6 +241,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       threads: e.PARLEY_POCKETSPHINX_THREADS ?? availableParallelism(),
     }),
     openai: Object.freeze({ apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL }),
+    elevenlabs: Object.freeze({ apiKey: e.PARLEY_ELEVENLABS_API_KEY, url: e.PARLEY_ELEVENLABS_URL }),
     rag: Object.freeze({
       embedding: Object.freeze({
         provider: e.PARLEY_EMBEDDING_PROVIDER,

@@ -207,6 +207,9 @@ export const envSchema = z.object({
   PARLEY_RAG_JOB_LOCK_MS: int(1_000, 3_600_000).default(30_000),
   OPENAI_API_KEY: optionalString,
   OPENAI_BASE_URL: optionalUrl(['http:', 'https:']),
+  /** TTS provider `elevenlabs`: its API key (unset: not configured) and where its API is (a ws:/wss: origin). */
+  PARLEY_ELEVENLABS_API_KEY: optionalString,
+  PARLEY_ELEVENLABS_URL: optionalUrl(['ws:', 'wss:']).transform((v) => v ?? 'wss://api.elevenlabs.io'),
   LIVEKIT_URL: optionalUrl(['ws:', 'wss:', 'http:', 'https:']),
   LIVEKIT_API_KEY: optionalString,
   LIVEKIT_API_SECRET: optionalString,

@@ -4,6 +4,7 @@ import type { providerAvailabilitySchema } from '../../records/preset.js';
 import type { ProviderInfo } from '../../records/provider-catalog.js';
 import type { EspeakProbe } from '../espeak/espeak-probe.js';
 import type { FliteProbe } from '../flite/flite-probe.js';
+import { elevenLabsProblem } from '../elevenlabs/elevenlabs-probe.js';
 import { pocketsphinxProblem } from '../pocketsphinx/sphinx-probe.js';
 import { ModelFolders } from './model-folders.js';
 import type { ModelSnapshot } from './model-inventory.js';
@@ -31,9 +32,9 @@ export function remoteReason(config: Config): string | null {
 
 /**
  * A catalog provider marked configured or not, for `presets/available`: remote ones need an
- * OpenAI key or base URL, espeak-ng and flite need to run (their voices are the installed ones),
- * local ones list the models the snapshot found installed (with every model found, invalid ones
- * too, in `local_models`). Loads no model and calls no upstream.
+ * OpenAI key or base URL (`elevenlabs`: its own key), espeak-ng and flite need to run (their
+ * voices are the installed ones), local ones list the models the snapshot found installed (with
+ * every model found, invalid ones too, in `local_models`). Loads no model and calls no upstream.
  */
 export async function providerAvailability(
   info: ProviderInfo,
@@ -53,7 +54,7 @@ export async function providerAvailability(
     local_models: [],
   };
   if (info.kind === 'remote') {
-    const reason = remoteReason(from.config);
+    const reason = info.provider === 'elevenlabs' ? elevenLabsProblem(from.config) : remoteReason(from.config);
     return { ...base, configured: reason === null, reason };
   }
   if (info.provider === 'pocketsphinx') {

@@ -1,6 +1,7 @@
 import { providers as catalog, type Capability, type ProviderInfo } from '../../records/provider-catalog.js';
 import { programOf, remoteReason, type StatusSources } from './availability.js';
 import { describeError, roundMs } from './describe-error.js';
+import { probeElevenLabs } from '../elevenlabs/elevenlabs-probe.js';
 import { pocketsphinxProblem } from '../pocketsphinx/sphinx-probe.js';
 import { ModelFolders } from './model-folders.js';
 import { isModelProvider, type ModelSnapshot } from './model-inventory.js';
@@ -20,8 +21,8 @@ const defaultOpenAiBaseUrl = 'https://api.openai.com/v1';
 /**
  * Probes every catalog provider but the local model ones concurrently, for /health/providers (the
  * registry caches the result): one `GET /models` serves every OpenAI-compatible capability,
- * espeak-ng and flite synthesize one word, PocketSphinx's library and files must load. Never sends
- * audio anywhere.
+ * `GET /v1/user` checks the ElevenLabs key, espeak-ng and flite synthesize one word,
+ * PocketSphinx's library and files must load. Never sends audio anywhere.
  */
 export async function runProbes(from: StatusSources, probeTimeoutMs: number): Promise<ProviderCheck[]> {
   let remote: Promise<Outcome> | undefined;
@@ -31,6 +32,7 @@ export async function runProbes(from: StatusSources, probeTimeoutMs: number): Pr
       .map(async (info): Promise<ProviderCheck> => {
         const id = { capability: info.capability, provider: info.provider };
         try {
+          if (info.provider === 'elevenlabs') return { ...id, ...(await probeElevenLabs(from.config, probeTimeoutMs)) };
           if (info.kind === 'remote') {
             remote ??= checkRemote(from, probeTimeoutMs);
             return { ...id, ...(await remote) };
