@@ -10,6 +10,7 @@ import type { ModelManifest } from '../../src/providers/models/model-manifest.js
 import type { ProviderRegistryOptions } from '../../src/providers/registry.js';
 import { providerAvailabilitySchema } from '../../src/records/preset.js';
 import { tinyGguf } from '../../scripts/make-tiny-gguf.js';
+import { FakeElevenLabs } from '../support/fake-elevenlabs.js';
 import { startParley, type TestParley } from '../support/parley.js';
 import { freePort, TestRedis } from '../support/redis-server.js';
 
@@ -85,7 +86,7 @@ class Upstream {
   }
 }
 
-const remoteProviders = catalog.filter((p) => p.kind === 'remote');
+const remoteProviders = catalog.filter((p) => p.provider === 'openai');
 const key = (p: { capability: string; provider: string }) => `${p.capability}/${p.provider}`;
 
 let redis: TestRedis;
@@ -99,19 +100,27 @@ afterAll(async () => {
 
 describe('with every provider configured', () => {
   let upstream: Upstream;
+  let elevenlabs: FakeElevenLabs;
   let p: TestParley;
 
   beforeAll(async () => {
     upstream = await Upstream.start(200);
+    elevenlabs = await FakeElevenLabs.start();
     p = await startParley(
       redis,
-      { OPENAI_BASE_URL: upstream.baseUrl, OPENAI_API_KEY: 'sk-test-key' },
+      {
+        OPENAI_BASE_URL: upstream.baseUrl,
+        OPENAI_API_KEY: 'sk-test-key',
+        PARLEY_ELEVENLABS_API_KEY: elevenlabs.apiKey,
+        PARLEY_ELEVENLABS_URL: elevenlabs.url,
+      },
       { providers: fixtureAliases },
     );
   });
   afterAll(async () => {
     await p?.close();
     await upstream?.close();
+    await elevenlabs?.close();
   });
 
   it('GET /health/providers probes each provider once and caches the result', async () => {
@@ -127,6 +136,9 @@ describe('with every provider configured', () => {
 
     // One request serves all OpenAI-compatible capabilities, with the key, and the next call is cached.
     expect(upstream.requests).toEqual([{ method: 'GET', url: '/v1/models', authorization: 'Bearer sk-test-key' }]);
+    // ElevenLabs: GET /v1/user with its key, no stream opened (no characters spent).
+    expect(elevenlabs.userCalls).toEqual([{ key: elevenlabs.apiKey }]);
+    expect(elevenlabs.connections).toEqual([]);
     const again = await p.request('GET', '/health/providers', { apiKey: null });
     expect(again.body).toEqual(res.body);
     expect(upstream.requests).toHaveLength(1);
@@ -221,6 +233,27 @@ describe('with a failing upstream', () => {
     });
   });
 
+  it('reports an ElevenLabs key the API refuses (GET /v1/user: 401)', async () => {
+    const elevenlabs = await FakeElevenLabs.start();
+    try {
+      const p = await startParley(redis, {
+        PARLEY_ELEVENLABS_API_KEY: 'xi-revoked',
+        PARLEY_ELEVENLABS_URL: elevenlabs.url,
+      });
+      parleys.push(p);
+      const body = providersHealthSchema.parse((await p.request('GET', '/health/providers', { apiKey: null })).body);
+      expect(body.status).toBe('degraded');
+      expect(body.providers.find((c) => key(c) === 'tts/elevenlabs')).toMatchObject({
+        status: 'error',
+        latency_ms: expect.any(Number),
+        detail: 'GET /v1/user answered HTTP 401',
+      });
+      expect(elevenlabs.userCalls).toEqual([{ key: 'xi-revoked' }]);
+    } finally {
+      await elevenlabs.close();
+    }
+  });
+
   it('reports an upstream nobody listens on', async () => {
     const body = await checksAgainst(`http://127.0.0.1:${await freePort()}/v1`);
     expect(body.status).toBe('degraded');
@@ -270,6 +303,7 @@ describe('with nothing configured', () => {
       'PARLEY_FLITE_BIN (/nonexistent/flite) did not run: program not found; install the Debian package flite, or set PARLEY_FLITE_BIN',
     );
     expect(body.providers.find((c) => key(c) === 'llm/openai')?.detail).toContain('OPENAI_API_KEY');
+    expect(body.providers.find((c) => key(c) === 'tts/elevenlabs')?.detail).toBe('set PARLEY_ELEVENLABS_API_KEY');
   });
 
   it('GET /admin/v1/presets/available says why each provider is unusable', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
+import { ElevenLabsTts } from '../../src/providers/elevenlabs/elevenlabs-tts.js';
 import { EspeakTts } from '../../src/providers/espeak/espeak-tts.js';
 import { FliteTts } from '../../src/providers/flite/flite-tts.js';
 import { VitsTts } from '../../src/providers/local/vits-tts.js';
@@ -8,6 +9,7 @@ import { OpenAiStt } from '../../src/providers/openai/openai-stt.js';
 import { OpenAiTts } from '../../src/providers/openai/openai-tts.js';
 import { ProviderRegistry } from '../../src/providers/registry.js';
 import { ProviderSet } from '../../src/providers/speech-providers.js';
+import { isStreamingTts } from '../../src/providers/tts.js';
 
 const config = loadConfig({
   MODELS_DIR: '/srv/models',
@@ -30,6 +32,16 @@ describe('ProviderSet', () => {
     expect(set.tts({ provider: 'local-vits', model: 'Xenova/mms-tts-eng', voice: 'default', speed: 1 })).toBeInstanceOf(
       VitsTts,
     );
+    const eleven = set.tts({
+      provider: 'elevenlabs',
+      model: 'eleven_flash_v2_5',
+      voice: 'JBFqnCBsd6RMkjVDRZzb',
+      speed: 1,
+    });
+    expect(eleven).toBeInstanceOf(ElevenLabsTts);
+    // the one provider that takes the answer's text as it is produced
+    expect(isStreamingTts(eleven)).toBe(true);
+    expect(isStreamingTts(set.tts({ provider: 'openai', model: 'tts-1', voice: 'alloy', speed: 1 }))).toBe(false);
   });
 
   it('shares one instance per provider and model, whatever the voice, speed or language', () => {
