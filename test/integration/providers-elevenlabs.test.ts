@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { probeElevenLabs } from '../../src/providers/elevenlabs/elevenlabs-probe.js';
 import { ElevenLabsTts } from '../../src/providers/elevenlabs/elevenlabs-tts.js';
 import { defaultSpeechLimits, guardedTts } from '../../src/providers/guarded-providers.js';
 import { ProviderError } from '../../src/providers/provider-error.js';
@@ -186,5 +188,29 @@ describe('guardedTts over a text stream', () => {
     expect(err.message).toBe('elevenlabs: speech timed out: stalled: nothing for 400 ms');
     await fake.until(() => last().closed !== null, 5_000, 'close');
     expect(last().closed?.by).toBe('client');
+  });
+});
+
+describe('the /health/providers probe of elevenlabs', () => {
+  const config = (env: Record<string, string>) => loadConfig({ PARLEY_ELEVENLABS_URL: fake.url, ...env });
+
+  it('is not configured without a key, ok when GET /v1/user takes the key, an error when it refuses it', async () => {
+    const streams = fake.connections.length;
+    expect(await probeElevenLabs(config({}), 1_000)).toEqual({
+      status: 'not_configured',
+      latency_ms: null,
+      detail: 'set PARLEY_ELEVENLABS_API_KEY',
+    });
+    expect(await probeElevenLabs(config({ PARLEY_ELEVENLABS_API_KEY: fake.apiKey }), 1_000)).toMatchObject({
+      status: 'ok',
+      latency_ms: expect.any(Number),
+    });
+    expect(await probeElevenLabs(config({ PARLEY_ELEVENLABS_API_KEY: 'xi-revoked' }), 1_000)).toMatchObject({
+      status: 'error',
+      detail: 'GET /v1/user answered HTTP 401',
+    });
+    expect(fake.userCalls.slice(-2)).toEqual([{ key: fake.apiKey }, { key: 'xi-revoked' }]);
+    // a probe opens no stream: it spends no characters
+    expect(fake.connections).toHaveLength(streams);
   });
 });

@@ -233,27 +233,6 @@ describe('with a failing upstream', () => {
     });
   });
 
-  it('reports an ElevenLabs key the API refuses (GET /v1/user: 401)', async () => {
-    const elevenlabs = await FakeElevenLabs.start();
-    try {
-      const p = await startParley(redis, {
-        PARLEY_ELEVENLABS_API_KEY: 'xi-revoked',
-        PARLEY_ELEVENLABS_URL: elevenlabs.url,
-      });
-      parleys.push(p);
-      const body = providersHealthSchema.parse((await p.request('GET', '/health/providers', { apiKey: null })).body);
-      expect(body.status).toBe('degraded');
-      expect(body.providers.find((c) => key(c) === 'tts/elevenlabs')).toMatchObject({
-        status: 'error',
-        latency_ms: expect.any(Number),
-        detail: 'GET /v1/user answered HTTP 401',
-      });
-      expect(elevenlabs.userCalls).toEqual([{ key: 'xi-revoked' }]);
-    } finally {
-      await elevenlabs.close();
-    }
-  });
-
   it('reports an upstream nobody listens on', async () => {
     const body = await checksAgainst(`http://127.0.0.1:${await freePort()}/v1`);
     expect(body.status).toBe('degraded');
