@@ -41,14 +41,23 @@ export function streamedSpeech(
     const input = text.subscribe({
       next: (piece) => {
         if (stream === null && piece.type === 'text' && piece.text.trim() === '') return;
-        stream ??= start();
-        if (piece.type === 'text') stream.push(piece.text);
-        else stream.flush();
+        // thrown here it would escape to RxJS's unhandled-error hook: it is this reply's failure
+        try {
+          stream ??= start();
+          if (piece.type === 'text') stream.push(piece.text);
+          else stream.flush();
+        } catch (err) {
+          subscriber.error(err);
+        }
       },
       error: (err: unknown) => subscriber.error(err),
       complete: () => {
-        if (stream === null) subscriber.complete();
-        else stream.end();
+        try {
+          if (stream === null) subscriber.complete();
+          else stream.end();
+        } catch (err) {
+          subscriber.error(err);
+        }
       },
     });
     return () => {

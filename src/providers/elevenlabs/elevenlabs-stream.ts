@@ -68,7 +68,15 @@ export class ElevenLabsStream implements TtsStream {
       format,
       inactivityTimeoutS: options.inactivityTimeoutS,
     });
-    const ws = new WebSocket(url, { headers: { 'xi-api-key': endpoint.apiKey } });
+    let ws: WebSocket;
+    try {
+      ws = new WebSocket(url, { headers: { 'xi-api-key': endpoint.apiKey } });
+    } catch (err) {
+      // the URL or the key cannot go on the wire (a header with a newline): this call fails, as a call
+      const why = err instanceof Error ? err.message : String(err);
+      this.fail(new ProviderError(provider, `speech failed: ${why}`, { cause: err }));
+      return;
+    }
     this.ws = ws;
     ws.on('open', () => {
       for (const message of this.outbox.splice(0)) ws.send(message);
