@@ -68,6 +68,8 @@ export interface Config {
   readonly openaiRealtime: { readonly url: string | undefined; readonly apiKey: string | undefined };
   /** STT provider `deepgram`: PARLEY_DEEPGRAM_API_KEY and PARLEY_DEEPGRAM_URL (undefined: Deepgram's hosted API). */
   readonly deepgram: { readonly apiKey: string | undefined; readonly url: string | undefined };
+  /** TTS provider `elevenlabs`: its API key (undefined: not configured) and its API's ws:/wss: origin. */
+  readonly elevenlabs: { readonly apiKey: string | undefined; readonly url: string };
   readonly rag: RagConfig;
   readonly livekit: {
     readonly url: string | undefined;
@@ -245,6 +247,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     openai: Object.freeze({ apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL }),
     openaiRealtime: Object.freeze({ url: e.PARLEY_OPENAI_REALTIME_URL, apiKey: e.OPENAI_API_KEY }),
     deepgram: Object.freeze({ apiKey: e.PARLEY_DEEPGRAM_API_KEY, url: e.PARLEY_DEEPGRAM_URL }),
+    elevenlabs: Object.freeze({ apiKey: e.PARLEY_ELEVENLABS_API_KEY, url: e.PARLEY_ELEVENLABS_URL }),
     rag: Object.freeze({
       embedding: Object.freeze({
         provider: e.PARLEY_EMBEDDING_PROVIDER,

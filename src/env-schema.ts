@@ -213,6 +213,9 @@ export const envSchema = z.object({
   OPENAI_BASE_URL: optionalUrl(['http:', 'https:']),
   /** STT `openai-realtime`: the Realtime endpoint (its `?intent=transcription` is added); unset: OpenAI's. */
   PARLEY_OPENAI_REALTIME_URL: optionalUrl(['ws:', 'wss:']),
+  /** TTS provider `elevenlabs`: its API key (unset: not configured) and where its API is (a ws:/wss: origin). */
+  PARLEY_ELEVENLABS_API_KEY: optionalString,
+  PARLEY_ELEVENLABS_URL: optionalUrl(['ws:', 'wss:']).transform((v) => v ?? 'wss://api.elevenlabs.io'),
   LIVEKIT_URL: optionalUrl(['ws:', 'wss:', 'http:', 'https:']),
   LIVEKIT_API_KEY: optionalString,
   LIVEKIT_API_SECRET: optionalString,

@@ -22,7 +22,7 @@ export class ProviderTimeout extends ProviderError {
  * The provider's signal for one call: aborted when the caller's `signal` aborts (barge-in, hang-up)
  * or when the call runs past a limit. Handlers on the caller's signal are removed when done.
  */
-class CallSignal {
+export class CallSignal {
   private readonly controller = new AbortController();
   private readonly onAbort = (): void => this.controller.abort(this.caller?.reason);
 

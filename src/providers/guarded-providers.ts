@@ -3,7 +3,8 @@ import { callWithin, streamWithin } from './call-deadline.js';
 import type { LlmDelta, LlmProvider, LlmRequest, LlmToolRequest } from './llm.js';
 import { ProviderError } from './provider-error.js';
 import { isStreaming, type StreamingSttProvider, type SttProvider, type SttRequest } from './stt.js';
-import type { TtsChunk, TtsProvider, TtsRequest } from './tts.js';
+import { streamWithinLimits } from './stream-deadline.js';
+import { isStreamingTts, type StreamingTtsProvider, type TtsChunk, type TtsProvider, type TtsRequest } from './tts.js';
 
 /** The limits of the calls of one turn (PARLEY_STT_TIMEOUT_MS, PARLEY_TTS_TIMEOUT_MS, PARLEY_PROVIDER_STALL_MS). */
 export type SpeechLimits = Config['speechLimits'];
@@ -40,10 +41,15 @@ export function guardedStt(stt: SttProvider, limits: SpeechLimits): SttProvider 
   return streaming;
 }
 
-/** `tts` with every sentence's speech bounded (first audio and gaps by `stallMs`, whole by `ttsTimeoutMs`). */
+/**
+ * `tts` with every sentence's speech bounded (first audio and gaps by `stallMs`, whole by
+ * `ttsTimeoutMs`), and a text stream's audio too while it is owed (stream-deadline.ts).
+ */
+export function guardedTts(tts: StreamingTtsProvider, limits: SpeechLimits): StreamingTtsProvider;
+export function guardedTts(tts: TtsProvider, limits: SpeechLimits): TtsProvider;
 export function guardedTts(tts: TtsProvider, limits: SpeechLimits): TtsProvider {
   const bounds = { firstMs: limits.stallMs, gapMs: limits.stallMs, totalMs: limits.ttsTimeoutMs };
-  return {
+  const guarded: TtsProvider = {
     label: tts.label,
     synthesize: (request: TtsRequest): AsyncIterable<TtsChunk> =>
       rethrown(
@@ -51,6 +57,21 @@ export function guardedTts(tts: TtsProvider, limits: SpeechLimits): TtsProvider 
         (err) => asProviderError(tts.label, 'speech', err, request.signal),
       ),
   };
+  if (!isStreamingTts(tts)) return guarded;
+  const streamLimits = { stallMs: limits.stallMs, totalMs: limits.ttsTimeoutMs };
+  const streaming: StreamingTtsProvider = {
+    ...guarded,
+    openStream: (request) => {
+      const stream = streamWithinLimits(tts.label, streamLimits, request.signal, (signal) =>
+        tts.openStream({ ...request, signal }),
+      );
+      return {
+        ...stream,
+        audio: rethrown(stream.audio, (err) => asProviderError(tts.label, 'speech', err, request.signal)),
+      };
+    },
+  };
+  return streaming;
 }
 
 /**

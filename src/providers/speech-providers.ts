@@ -2,6 +2,7 @@ import type { Config } from '../config.js';
 import { DeepgramStt } from './deepgram/deepgram-stt.js';
 import type { DeepgramOptions } from './deepgram/deepgram-options.js';
 import type { StoredPreset } from '../records/preset.js';
+import { ElevenLabsTts, type ElevenLabsTtsOptions } from './elevenlabs/elevenlabs-tts.js';
 import { EspeakTts, type EspeakTtsOptions } from './espeak/espeak-tts.js';
 import { FliteTts, type FliteTtsOptions } from './flite/flite-tts.js';
 import type { LocalModelOptions } from './local/local-model-options.js';
@@ -42,6 +43,7 @@ export interface ProviderSetOptions {
   /** pocketsphinx beyond its `PARLEY_POCKETSPHINX_*` settings (bestpath, lag bound). */
   pocketsphinx?: Partial<PocketsphinxOptions>;
   openaiTts?: Partial<OpenAiTtsOptions>;
+  elevenlabs?: Partial<ElevenLabsTtsOptions>;
 }
 
 /**
@@ -103,6 +105,8 @@ export class ProviderSet implements SpeechProviders {
           return new OpenAiTts(this.endpoint, this.options.openaiTts);
         case 'local-vits':
           return new VitsTts(this.registry.modelDir(settings.model), this.options.local);
+        case 'elevenlabs':
+          return new ElevenLabsTts(this.config.elevenlabs, this.options.elevenlabs);
         default:
           throw new ProviderError(settings.provider, 'is not a text-to-speech provider');
       }

@@ -11,12 +11,12 @@ export interface ProviderInfo {
   /** Name used in preset records. */
   provider: string;
   label: string;
-  /** `remote`: a network API (OpenAI-compatible HTTP or its Realtime WebSocket, or Deepgram's); `local`: runs in this process; `binary`: a local program. */
+  /** `remote`: a network API (OpenAI-compatible HTTP or its Realtime WebSocket, Deepgram's, ElevenLabs'); `local`: runs in this process; `binary`: a local program. */
   kind: 'remote' | 'local' | 'binary';
   /** Known models. For remote providers any model the server accepts is allowed; these are suggestions. */
   models: string[];
   defaultModel: string | null;
-  /** Voices for TTS providers; empty elsewhere. */
+  /** Voices for TTS providers (empty for `elevenlabs`: any voice id of the account); empty elsewhere. */
   voices: string[];
   defaultVoice: string | null;
   /** Whether a preset may name a model outside `models` (true for OpenAI-compatible servers). */
@@ -158,6 +158,18 @@ export const providers: readonly ProviderInfo[] = [
     voices: ['default'],
     defaultVoice: 'default',
     anyModel: false,
+  },
+  {
+    capability: 'tts',
+    provider: 'elevenlabs',
+    label: 'ElevenLabs (input-streaming WebSocket: text in as it is produced, PCM out)',
+    kind: 'remote',
+    models: ['eleven_flash_v2_5', 'eleven_turbo_v2_5', 'eleven_multilingual_v2'],
+    defaultModel: 'eleven_flash_v2_5',
+    voices: [],
+    // "George", a premade voice every account has
+    defaultVoice: 'JBFqnCBsd6RMkjVDRZzb',
+    anyModel: true,
   },
   {
     capability: 'embeddings',

@@ -2,9 +2,11 @@ import { catchError, defer, ignoreElements, throwError, type Observable, type Op
 import { abortable } from '../pipeline/reply/abortable.js';
 import type { ReplyStages } from '../pipeline/reply/reply.js';
 import { resampleSpeech } from '../pipeline/reply/speech-resampler.js';
+import { streamedSpeech } from '../pipeline/reply/streamed-speech.js';
 import { StageFailure, type ReplyStage } from '../pipeline/reply/stage-failure.js';
 import { ProviderError } from '../providers/provider-error.js';
 import { defaultSpeechLimits, guardedStt, guardedTts } from '../providers/guarded-providers.js';
+import { isStreamingTts, type StreamingTtsProvider } from '../providers/tts.js';
 import type { StoredAgent } from '../records/agent.js';
 import type { Session } from '../records/session.js';
 import { AnswerFailed } from '../respond/responder.js';
@@ -40,6 +42,7 @@ export interface StageContext {
 export function voiceStages(ctx: StageContext): ReplyStages {
   const { deps, agent, session, settings } = ctx;
   const limits = deps.limits ?? defaultSpeechLimits;
+  const streaming = streamingTts(ctx);
   return {
     transcribe: (audio, startMs) =>
       abortable(
@@ -75,11 +78,30 @@ export function voiceStages(ctx: StageContext): ReplyStages {
             model: settings.tts.model,
             voice: settings.tts.voice,
             speed: settings.tts.speed,
+            sampleRate: ctx.outputRate,
             signal,
           }),
           ctx.outputRate,
         ),
       ).pipe(recordProviderFailure(ctx, 'synthesize', 'tts_error')),
+
+    ...(streaming === null
+      ? {}
+      : {
+          synthesizeStream: (text) =>
+            streamedSpeech(
+              text,
+              (signal) =>
+                guardedTts(streaming, limits).openStream({
+                  model: settings.tts.model,
+                  voice: settings.tts.voice,
+                  speed: settings.tts.speed,
+                  sampleRate: ctx.outputRate,
+                  signal,
+                }),
+              ctx.outputRate,
+            ).pipe(recordProviderFailure(ctx, 'synthesize', 'tts_error')),
+        }),
 
     noWords: (audio) =>
       abortable((signal) => checkNoWords(noWordsCheck(ctx), audio, signal)).pipe(
@@ -109,6 +131,21 @@ export function voiceStages(ctx: StageContext): ReplyStages {
       settings.llm,
       signal,
     );
+  }
+}
+
+/**
+ * The preset's TTS when it takes text as it is produced (elevenlabs), else null: the answer is
+ * spoken sentence by sentence. A provider that cannot be built is left to `synthesize`, which
+ * records why at the first sentence, as for any other provider.
+ */
+function streamingTts({ deps, settings, session }: StageContext): StreamingTtsProvider | null {
+  try {
+    const tts = deps.speech.tts(settings.tts);
+    return isStreamingTts(tts) ? tts : null;
+  } catch (err) {
+    deps.logger.debug({ err, session_id: session.id }, 'no streaming TTS for this session');
+    return null;
   }
 }
 

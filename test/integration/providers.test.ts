@@ -12,6 +12,7 @@ import { providerAvailabilitySchema } from '../../src/records/preset.js';
 import { tinyGguf } from '../../scripts/make-tiny-gguf.js';
 import { FakeOpenAiRealtime } from '../support/fake-openai-realtime.js';
 import { FakeDeepgram } from '../support/fake-deepgram.js';
+import { FakeElevenLabs } from '../support/fake-elevenlabs.js';
 import { startParley, type TestParley } from '../support/parley.js';
 import { freePort, TestRedis } from '../support/redis-server.js';
 
@@ -104,12 +105,14 @@ describe('with every provider configured', () => {
   let upstream: Upstream;
   let realtime: FakeOpenAiRealtime;
   let deepgram: FakeDeepgram;
+  let elevenlabs: FakeElevenLabs;
   let p: TestParley;
 
   beforeAll(async () => {
     upstream = await Upstream.start(200);
     realtime = await FakeOpenAiRealtime.start({ apiKey: 'sk-test-key' });
     deepgram = await FakeDeepgram.start({ apiKey: 'dg-test-key' });
+    elevenlabs = await FakeElevenLabs.start();
     p = await startParley(
       redis,
       {
@@ -118,6 +121,8 @@ describe('with every provider configured', () => {
         PARLEY_OPENAI_REALTIME_URL: realtime.url,
         PARLEY_DEEPGRAM_API_KEY: 'dg-test-key',
         PARLEY_DEEPGRAM_URL: deepgram.url,
+        PARLEY_ELEVENLABS_API_KEY: elevenlabs.apiKey,
+        PARLEY_ELEVENLABS_URL: elevenlabs.url,
       },
       { providers: fixtureAliases },
     );
@@ -127,6 +132,7 @@ describe('with every provider configured', () => {
     await upstream?.close();
     await realtime?.close();
     await deepgram?.close();
+    await elevenlabs?.close();
   });
 
   it('GET /health/providers probes each provider once and caches the result', async () => {
@@ -146,6 +152,9 @@ describe('with every provider configured', () => {
     expect(realtime.connections.map((c) => [c.headers.authorization, c.received])).toEqual([
       ['Bearer sk-test-key', []],
     ]);
+    // ElevenLabs: GET /v1/user with its key, no stream opened (no characters spent).
+    expect(elevenlabs.userCalls).toEqual([{ key: elevenlabs.apiKey }]);
+    expect(elevenlabs.connections).toEqual([]);
     const again = await p.request('GET', '/health/providers', { apiKey: null });
     expect(again.body).toEqual(res.body);
     expect(upstream.requests).toHaveLength(1);
@@ -293,6 +302,7 @@ describe('with nothing configured', () => {
       'PARLEY_FLITE_BIN (/nonexistent/flite) did not run: program not found; install the Debian package flite, or set PARLEY_FLITE_BIN',
     );
     expect(body.providers.find((c) => key(c) === 'llm/openai')?.detail).toContain('OPENAI_API_KEY');
+    expect(body.providers.find((c) => key(c) === 'tts/elevenlabs')?.detail).toBe('set PARLEY_ELEVENLABS_API_KEY');
   });
 
   it('GET /admin/v1/presets/available says why each provider is unusable', async () => {

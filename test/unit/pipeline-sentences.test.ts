@@ -1,6 +1,6 @@
 import { from, lastValueFrom, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { SentenceSplitter, splitSentences } from '../../src/pipeline/reply/sentences.js';
+import { SentenceSplitter, splitSentences, splitSpeech } from '../../src/pipeline/reply/sentences.js';
 
 const split = (deltas: string[], maxChars?: number) =>
   lastValueFrom(from(deltas).pipe(splitSentences(maxChars), toArray()));
@@ -54,5 +54,38 @@ describe('sentence splitting', () => {
     expect(out.every((s) => s.length <= 50)).toBe(true);
     expect(out.join(' ')).toBe(words);
     expect(await split(['x'.repeat(120)], 50)).toEqual(['x'.repeat(50), 'x'.repeat(50), 'x'.repeat(20)]);
+  });
+});
+
+describe('the text of an answer as it goes to a streaming TTS', () => {
+  const speech = (deltas: string[]) => lastValueFrom(from(deltas).pipe(splitSpeech(), toArray()));
+
+  it('passes the deltas on as they come, cut where a piece ends, each piece right after its text', async () => {
+    expect(await speech(['Sure,', ' let', ' me check. It', ' is open.'])).toEqual([
+      { type: 'text', text: 'Sure,' },
+      { type: 'text', text: ' ' },
+      { type: 'sentence', text: 'Sure,' },
+      { type: 'text', text: 'let' },
+      { type: 'text', text: ' me check. ' },
+      { type: 'sentence', text: 'let me check.' },
+      { type: 'text', text: 'It' },
+      { type: 'text', text: ' is open.' },
+      { type: 'sentence', text: 'It is open.' },
+    ]);
+  });
+
+  it('says every character once and the same pieces as splitSentences, whatever the cuts', async () => {
+    const answer = 'Well, that depends. We open at nine!\nParking is free… mostly. Call us, anytime';
+    for (const size of [1, 3, 7, answer.length]) {
+      const deltas = answer.match(new RegExp(`[^]{1,${size}}`, 'g'))!;
+      const out = await speech(deltas);
+      expect(
+        out
+          .filter((s) => s.type === 'text')
+          .map((s) => s.text)
+          .join(''),
+      ).toBe(answer);
+      expect(out.filter((s) => s.type === 'sentence').map((s) => s.text)).toEqual(await split(deltas));
+    }
   });
 });

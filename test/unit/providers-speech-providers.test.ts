@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { DeepgramStt } from '../../src/providers/deepgram/deepgram-stt.js';
+import { ElevenLabsTts } from '../../src/providers/elevenlabs/elevenlabs-tts.js';
 import { EspeakTts } from '../../src/providers/espeak/espeak-tts.js';
 import { FliteTts } from '../../src/providers/flite/flite-tts.js';
 import { VitsTts } from '../../src/providers/local/vits-tts.js';
@@ -11,6 +12,7 @@ import { OpenAiRealtimeStt } from '../../src/providers/openai-realtime/realtime-
 import { ProviderRegistry } from '../../src/providers/registry.js';
 import { ProviderSet } from '../../src/providers/speech-providers.js';
 import { isStreaming } from '../../src/providers/stt.js';
+import { isStreamingTts } from '../../src/providers/tts.js';
 
 const config = loadConfig({
   MODELS_DIR: '/srv/models',
@@ -33,6 +35,16 @@ describe('ProviderSet', () => {
     expect(set.tts({ provider: 'local-vits', model: 'Xenova/mms-tts-eng', voice: 'default', speed: 1 })).toBeInstanceOf(
       VitsTts,
     );
+    const eleven = set.tts({
+      provider: 'elevenlabs',
+      model: 'eleven_flash_v2_5',
+      voice: 'JBFqnCBsd6RMkjVDRZzb',
+      speed: 1,
+    });
+    expect(eleven).toBeInstanceOf(ElevenLabsTts);
+    // the one provider that takes the answer's text as it is produced
+    expect(isStreamingTts(eleven)).toBe(true);
+    expect(isStreamingTts(set.tts({ provider: 'openai', model: 'tts-1', voice: 'alloy', speed: 1 }))).toBe(false);
   });
 
   it('builds openai-realtime with the deployment limits: the stall for the handshake and the quiet after speech, the STT timeout whole', () => {

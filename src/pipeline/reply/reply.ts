@@ -14,7 +14,7 @@ import {
   type OperatorFunction,
 } from 'rxjs';
 import type { PlayoutEvent, SpeechChunk } from './playout.js';
-import { splitSentences } from './sentences.js';
+import { sentencesOf, splitSpeech, type SpeechText } from './sentences.js';
 import { StageFailure, type ReplyStage } from './stage-failure.js';
 
 /** What a reply answers: an utterance (16 kHz), a typed message, or a fixed text to say (the greeting). */
@@ -37,6 +37,13 @@ export interface ReplyStages {
   answer(transcript: string): Observable<string>;
   /** Speech for one sentence, at the playout rate. */
   synthesize(sentence: string): Observable<Int16Array>;
+  /**
+   * Given when the TTS takes text as it is produced: speech for the whole answer, its text pushed
+   * as it arrives and each piece (`sentence`) flushed, at the playout rate, each chunk with the
+   * index of the sentence it speaks. Then `synthesize` speaks only what is not an answer (the
+   * fallback line).
+   */
+  synthesizeStream?(text: Observable<SpeechText>): Observable<SpeechChunk>;
   /**
    * Speech the VAD confirmed that `transcribe` found no words in: completes when that means
    * nothing was said (a cough, a breath, line noise), fails with a StageFailure (already recorded)
@@ -62,6 +69,8 @@ export type ReplyEvent =
 
 /**
  * One reply: transcribe → answer → sentences → synthesize → playout, as one cold Observable.
+ * With `synthesizeStream` the answer's text goes to TTS as it arrives instead (flushed at each
+ * piece, so its first audio is asked for at the first clause), and its events stay the same.
  * Subscribing starts it; unsubscribing (the session machine leaving the state that invoked it)
  * tears every stage down: the HTTP call in flight is aborted, TTS stops, queued audio is dropped.
  *
@@ -91,8 +100,16 @@ export function reply(
       return concat(
         of(...heard),
         answer$.pipe(
-          splitSentences(),
-          connect((sentences) => merge(textOf(sentences), speechOf(sentences, stages).pipe(speak, map(fromPlayout)))),
+          splitSpeech(),
+          connect((speech) =>
+            merge(
+              textOf(sentencesOf(speech)),
+              (stages.synthesizeStream?.(speech) ?? speechOf(sentencesOf(speech), stages)).pipe(
+                speak,
+                map(fromPlayout),
+              ),
+            ),
+          ),
         ),
       );
     }),

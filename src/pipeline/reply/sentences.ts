@@ -1,4 +1,4 @@
-import { Observable, type OperatorFunction } from 'rxjs';
+import { filter, map, Observable, type OperatorFunction } from 'rxjs';
 
 /** A sentence ends at . ! ? … (closing quotes/brackets allowed) followed by whitespace, or at a newline. */
 const sentenceEnd = /[.!?…]+["')\]]*\s|\n+/;
@@ -20,8 +20,18 @@ export class SentenceSplitter {
 
   /** Adds a piece of text; returns the pieces it completed (often none). */
   push(delta: string): string[] {
+    return this.cut(delta).map((c) => c.piece);
+  }
+
+  /**
+   * Adds a piece of text; returns the pieces it completed, each with `end`: how much of `delta`
+   * comes before its cut (what follows belongs to the next piece).
+   */
+  cut(delta: string): { piece: string; end: number }[] {
+    const held = this.buffer.length;
     this.buffer += delta;
-    const out: string[] = [];
+    const out: { piece: string; end: number }[] = [];
+    let taken = 0;
     for (;;) {
       const match = (this.pieces === 0 ? clauseEnd : sentenceEnd).exec(this.buffer);
       let cut = match === null ? -1 : match.index + match[0].length;
@@ -30,10 +40,11 @@ export class SentenceSplitter {
         cut = space > 0 ? space + 1 : this.maxChars;
       }
       if (cut < 0) return out;
-      const sentence = this.buffer.slice(0, cut).trim();
+      const piece = this.buffer.slice(0, cut).trim();
       this.buffer = this.buffer.slice(cut);
-      if (sentence !== '') {
-        out.push(sentence);
+      taken += cut;
+      if (piece !== '') {
+        out.push({ piece, end: Math.max(0, taken - held) });
         this.pieces++;
       }
     }
@@ -47,21 +58,46 @@ export class SentenceSplitter {
   }
 }
 
-/** Text deltas in, complete sentences out (the first may be a clause; one splitter per subscription). */
-export function splitSentences(maxChars = 240): OperatorFunction<string, string> {
+/**
+ * An answer as it goes to speech: its text as it arrives (`text`, the deltas as they are, cut where
+ * a piece ends), and after the text of each piece, that piece (`sentence`: the first may be a clause).
+ */
+export type SpeechText = { type: 'text'; text: string } | { type: 'sentence'; text: string };
+
+/** Text deltas in, the SpeechText of the answer out (one splitter per subscription). */
+export function splitSpeech(maxChars = 240): OperatorFunction<string, SpeechText> {
   return (deltas) =>
-    new Observable<string>((subscriber) => {
+    new Observable<SpeechText>((subscriber) => {
       const splitter = new SentenceSplitter(maxChars);
       return deltas.subscribe({
         next: (delta) => {
-          for (const sentence of splitter.push(delta)) subscriber.next(sentence);
+          let at = 0;
+          for (const { piece, end } of splitter.cut(delta)) {
+            if (end > at) subscriber.next({ type: 'text', text: delta.slice(at, end) });
+            at = Math.max(at, end);
+            subscriber.next({ type: 'sentence', text: piece });
+          }
+          if (at < delta.length) subscriber.next({ type: 'text', text: delta.slice(at) });
         },
         error: (err: unknown) => subscriber.error(err),
         complete: () => {
           const rest = splitter.flush();
-          if (rest !== '') subscriber.next(rest);
+          if (rest !== '') subscriber.next({ type: 'sentence', text: rest });
           subscriber.complete();
         },
       });
     });
+}
+
+/** The pieces of an answer's SpeechText: complete sentences (the first may be a clause). */
+export function sentencesOf(speech: Observable<SpeechText>): Observable<string> {
+  return speech.pipe(
+    filter((s) => s.type === 'sentence'),
+    map((s) => s.text),
+  );
+}
+
+/** Text deltas in, complete sentences out (the first may be a clause; one splitter per subscription). */
+export function splitSentences(maxChars = 240): OperatorFunction<string, string> {
+  return (deltas) => sentencesOf(deltas.pipe(splitSpeech(maxChars)));
 }

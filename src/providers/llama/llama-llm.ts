@@ -3,7 +3,7 @@ import { LlamaChat, type ChatModelFunctions, type LlamaChatResponse, type LlamaG
 import type { LlmDelta, LlmProvider, LlmRequest, LlmToolCall, LlmToolRequest } from '../llm.js';
 import { ProviderError, ProviderNotConfigured } from '../provider-error.js';
 import { toChatHistory, toFunctions } from './chat-history.js';
-import { ChunkQueue } from './chunk-queue.js';
+import { ChunkQueue } from '../chunk-queue.js';
 import {
   defaultLlamaModelOptions,
   providerName,

@@ -6,6 +6,7 @@ import type { EspeakProbe } from '../espeak/espeak-probe.js';
 import type { FliteProbe } from '../flite/flite-probe.js';
 import { realtimeReason } from '../openai-realtime/realtime-connection.js';
 import { deepgramProblem } from '../deepgram/deepgram-options.js';
+import { elevenLabsProblem } from '../elevenlabs/elevenlabs-probe.js';
 import { pocketsphinxProblem } from '../pocketsphinx/sphinx-probe.js';
 import { ModelFolders } from './model-folders.js';
 import type { ModelSnapshot } from './model-inventory.js';
@@ -38,9 +39,10 @@ export function remoteReasonOf(info: ProviderInfo, config: Config): string | nul
 
 /**
  * A catalog provider marked configured or not, for `presets/available`: remote ones need an
- * OpenAI key or base URL (`openai-realtime`: the key or its own URL; Deepgram its own key or address), espeak-ng and flite need to run (their voices are the installed ones),
- * local ones list the models the snapshot found installed (with every model found, invalid ones
- * too, in `local_models`). Loads no model and calls no upstream.
+ * OpenAI key or base URL (`openai-realtime`: the key or its own URL; Deepgram its own key or
+ * address; `elevenlabs` its own key), espeak-ng and flite need to run (their voices are the
+ * installed ones), local ones list the models the snapshot found installed (with every model
+ * found, invalid ones too, in `local_models`). Loads no model and calls no upstream.
  */
 export async function providerAvailability(
   info: ProviderInfo,
@@ -64,7 +66,7 @@ export async function providerAvailability(
     return { ...base, configured: reason === null, reason };
   }
   if (info.kind === 'remote') {
-    const reason = remoteReasonOf(info, from.config);
+    const reason = info.provider === 'elevenlabs' ? elevenLabsProblem(from.config) : remoteReasonOf(info, from.config);
     return { ...base, configured: reason === null, reason };
   }
   if (info.provider === 'pocketsphinx') {

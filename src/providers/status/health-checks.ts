@@ -4,6 +4,7 @@ import { describeError, roundMs } from './describe-error.js';
 import { probeRealtime } from '../openai-realtime/realtime-probe.js';
 import { deepgramProblem } from '../deepgram/deepgram-options.js';
 import { probeDeepgram } from '../deepgram/deepgram-probe.js';
+import { probeElevenLabs } from '../elevenlabs/elevenlabs-probe.js';
 import { pocketsphinxProblem } from '../pocketsphinx/sphinx-probe.js';
 import { ModelFolders } from './model-folders.js';
 import { isModelProvider, type ModelSnapshot } from './model-inventory.js';
@@ -24,8 +25,8 @@ const defaultOpenAiBaseUrl = 'https://api.openai.com/v1';
  * Probes every catalog provider but the local model ones concurrently, for /health/providers (the
  * registry caches the result): one `GET /models` serves every OpenAI-compatible capability
  * (`openai-realtime` opens a transcription session and closes it, realtime-probe.ts), Deepgram
- * opens a stream and closes it at once, espeak-ng and flite synthesize one word, PocketSphinx's
- * library and files must load. Never sends audio anywhere.
+ * opens a stream and closes it at once, `GET /v1/user` checks the ElevenLabs key, espeak-ng and
+ * flite synthesize one word, PocketSphinx's library and files must load. Never sends audio anywhere.
  */
 export async function runProbes(from: StatusSources, probeTimeoutMs: number): Promise<ProviderCheck[]> {
   let remote: Promise<Outcome> | undefined;
@@ -38,6 +39,7 @@ export async function runProbes(from: StatusSources, probeTimeoutMs: number): Pr
           if (info.provider === 'openai-realtime')
             return { ...id, ...(await probeRealtime(from.config.openaiRealtime, probeTimeoutMs)) };
           if (info.provider === 'deepgram') return { ...id, ...(await checkDeepgram(from, probeTimeoutMs)) };
+          if (info.provider === 'elevenlabs') return { ...id, ...(await probeElevenLabs(from.config, probeTimeoutMs)) };
           if (info.kind === 'remote') {
             remote ??= checkRemote(from, probeTimeoutMs);
             return { ...id, ...(await remote) };

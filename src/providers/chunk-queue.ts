@@ -1,15 +1,16 @@
 /**
- * Text pushed by a callback (node-llama-cpp's `onTextChunk`) read as an async iterable. Unbounded:
- * the producer is the model, a few dozen chunks a second at most, and the reader is the reply
- * graph, which takes every chunk at once; a reader that stops early aborts the generation instead.
+ * Chunks pushed by a callback (node-llama-cpp's `onTextChunk`, a socket's messages) read as an
+ * async iterable. Unbounded: the producer is a model or a provider streaming one answer, a few
+ * dozen chunks a second, and the reader is the reply graph, which takes every chunk at once; a
+ * reader that stops early aborts the producer instead.
  */
-export class ChunkQueue implements AsyncIterable<string> {
-  private readonly chunks: string[] = [];
+export class ChunkQueue<T = string> implements AsyncIterable<T> {
+  private readonly chunks: T[] = [];
   private ended = false;
   private failure: { err: unknown } | undefined;
   private wake: (() => void) | undefined;
 
-  push(chunk: string): void {
+  push(chunk: T): void {
     if (this.ended) return;
     this.chunks.push(chunk);
     this.notify();
@@ -26,11 +27,10 @@ export class ChunkQueue implements AsyncIterable<string> {
     this.end();
   }
 
-  async *[Symbol.asyncIterator](): AsyncIterator<string> {
+  async *[Symbol.asyncIterator](): AsyncIterator<T> {
     for (;;) {
-      const chunk = this.chunks.shift();
-      if (chunk !== undefined) {
-        yield chunk;
+      if (this.chunks.length > 0) {
+        yield this.chunks.shift()!;
         continue;
       }
       if (this.failure !== undefined) throw this.failure.err;
