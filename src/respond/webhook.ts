@@ -98,8 +98,9 @@ export async function* callWebhook(
     if (typeof response !== 'string')
       throw new WebhookFailed('invalid_response', reply.status, 'webhook reply has no string `response`', elapsed());
     // A backward-compatible superset of SPEC's `{response}`: an optional `action`, other fields ignored.
+    const ended = end(replyBody?.action); // timed now: the reader's time with the text is not the webhook's
     yield { type: 'text', text: response };
-    yield end(replyBody?.action);
+    yield ended;
     return;
   }
   if (!isWebhookStreamType(reply.mediaType)) throw new Error(`unexpected streamed media type ${reply.mediaType}`);
