@@ -139,7 +139,7 @@ export async function createServices(parts: ServiceParts): Promise<Services> {
     logger,
     llmFor: (llm) => llms.llm(llm),
     llmTimeoutMs: config.llm.timeoutMs,
-    llmStallMs: config.llm.stallMs,
+    stallMs: config.llm.stallMs,
     historyMessages: config.llm.historyMessages,
     metrics,
     recorder,

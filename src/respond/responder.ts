@@ -4,7 +4,6 @@ import type { ChatMessage, LlmProvider } from '../providers/llm.js';
 import type { StoredAgent } from '../records/agent.js';
 import type { StoredPreset } from '../records/preset.js';
 import type { WebhookObserver } from '../metrics/operator-metrics.js';
-import type { Session } from '../records/session.js';
 import type { Store } from '../store/store.js';
 import { Toolbox } from '../tools/toolbox.js';
 import type { TurnRecorder } from '../recording/turn-recorder.js';
@@ -12,43 +11,14 @@ import { toLlmHistory } from './history.js';
 import { answerWithTools } from './tool-loop.js';
 import { guardedLlm } from '../providers/guarded-providers.js';
 import { ProviderError } from '../providers/provider-error.js';
-import { withAgentTarget, type CallAction } from '../actions/call-action.js';
-import { callWebhook } from './webhook.js';
-import { AnswerFailed, webhookErrorTypes } from './answer-failure.js';
+import { webhookAnswer } from './webhook-answer.js';
+import { AnswerFailed } from './answer-failure.js';
+import type { Answer, Turn } from './answer.js';
 import { FailureRecords, type FailureRecordsOptions } from './failure-records.js';
 
 export { AnswerFailed } from './answer-failure.js';
 
-export interface Turn {
-  sessionId: string;
-  conversationId: string;
-  transcript: string;
-  userId: string | null;
-  /** RAG context; null when RAG is off for the agent (SPEC §4.5 rule 3). */
-  context: string | null;
-  /** The session the turn belongs to (tool calls are recorded in its conversation). */
-  session: Session;
-  channel: 'chat' | 'voice';
-  /** The user turn's number (1, 2, …) when the caller knows it, carried by `tool_call` events. */
-  turn: number | null;
-  /**
-   * Told when the answer asks for call control (the webhook reply's `action`, or a built-in
-   * action the LLM called): the caller carries it out after the answer (src/actions).
-   */
-  onAction?: ((action: CallAction) => void) | undefined;
-}
-
-export type Answer =
-  | { ok: true; text: string; source: 'webhook' | 'llm'; latencyMs: number }
-  | {
-      ok: false;
-      aborted: boolean;
-      errorId: string | null;
-      message: string;
-      latencyMs: number;
-      /** The error record's type (`aborted` when none was written); `llm_not_configured`: `message` says every fix. */
-      reason: string;
-    };
+export type { Answer, Turn } from './answer.js';
 
 export interface ResponderOptions {
   store: Store;
@@ -59,8 +29,11 @@ export interface ResponderOptions {
   llmFor: (settings: StoredPreset['llm']) => LlmProvider;
   /** A whole LLM call, first token to last (PARLEY_LLM_TIMEOUT_MS). */
   llmTimeoutMs: number;
-  /** The longest gap between two tokens of a streamed answer (PARLEY_PROVIDER_STALL_MS; default 10 s). */
-  llmStallMs?: number | undefined;
+  /**
+   * The longest gap between two pieces of a streamed answer, LLM tokens or a webhook's stream
+   * (PARLEY_PROVIDER_STALL_MS; default 10 s).
+   */
+  stallMs?: number | undefined;
   /** Past messages sent to the LLM with each turn. */
   historyMessages: number;
   /** Counts webhook outcomes and durations (operator metrics). */
@@ -86,45 +59,13 @@ export class Responder {
   }
 
   async answer(agent: StoredAgent, turn: Turn, signal?: AbortSignal): Promise<Answer> {
-    return agent.mode === 'passthrough' ? this.viaWebhook(agent, turn, signal) : this.viaLlm(agent, turn, signal);
-  }
-
-  private async viaWebhook(agent: StoredAgent, turn: Turn, signal?: AbortSignal): Promise<Answer> {
-    if (agent.webhook_url === null) {
-      this.options.metrics?.webhook('not_configured', 0);
-      const reason = 'webhook_not_configured';
-      const errorId = await this.failures.record(agent, turn.sessionId, {
-        type: reason,
-        message: 'agent is in passthrough mode and has no webhook_url',
-        status: null,
-        latencyMs: 0,
-      });
-      return { ok: false, aborted: false, errorId, message: 'agent has no webhook_url', latencyMs: 0, reason };
+    if (agent.mode !== 'passthrough') return this.viaLlm(agent, turn, signal);
+    // Chat wants the text whole: a streamed webhook answer is read to its end.
+    const parts = this.viaWebhook(agent, turn, signal);
+    for (;;) {
+      const next = await parts.next();
+      if (next.done === true) return next.value;
     }
-    const result = await callWebhook(
-      { url: agent.webhook_url, apiKey: agent.webhook_api_key, timeoutMs: agent.webhook_timeout_ms },
-      { sessionId: turn.sessionId, transcript: turn.transcript, userId: turn.userId, context: turn.context },
-      signal,
-    );
-    this.options.metrics?.webhook(result.ok ? 'ok' : result.failure, result.latencyMs);
-    if (result.ok) {
-      // A malformed action is recorded and ignored; the answer itself still counts.
-      if (result.actionError !== null)
-        await this.failures.record(agent, turn.sessionId, {
-          type: 'webhook_invalid_action',
-          message: result.actionError,
-          status: result.status,
-          latencyMs: result.latencyMs,
-        });
-      if (result.action !== null) turn.onAction?.(withAgentTarget(result.action, agent.transfer_to));
-      return { ok: true, text: result.response, source: 'webhook', latencyMs: result.latencyMs };
-    }
-    const { message, latencyMs, status } = result;
-    if (result.failure === 'aborted')
-      return { ok: false, aborted: true, errorId: null, message, latencyMs, reason: 'aborted' };
-    const reason = webhookErrorTypes[result.failure];
-    const errorId = await this.failures.record(agent, turn.sessionId, { type: reason, message, status, latencyMs });
-    return { ok: false, aborted: false, errorId, message, latencyMs, reason };
   }
 
   private async viaLlm(agent: StoredAgent, turn: Turn, signal?: AbortSignal): Promise<Answer> {
@@ -164,15 +105,14 @@ export class Responder {
   }
 
   /**
-   * The answer as text deltas, for speech: the webhook's reply whole, or the LLM's tokens as they
-   * come, with the LLM settings the session resolved once when it started. Failures are recorded
+   * The answer as text deltas, for speech: the webhook's reply (whole, or its pieces as it streams
+   * them), or the LLM's tokens as they come, with the LLM settings the session resolved once when it started. Failures are recorded
    * like `answer`'s and thrown as AnswerFailed.
    */
   async *stream(agent: StoredAgent, turn: Turn, llm: StoredPreset['llm'], signal?: AbortSignal): AsyncIterable<string> {
     if (agent.mode === 'passthrough') {
-      const answer = await this.viaWebhook(agent, turn, signal);
+      const answer = yield* this.viaWebhook(agent, turn, signal);
       if (!answer.ok) throw new AnswerFailed(answer.message, answer.errorId, answer.aborted, answer.reason);
-      yield answer.text;
       return;
     }
     const start = performance.now();
@@ -287,6 +227,18 @@ export class Responder {
 
   /** The preset's LLM, every call bounded: the whole call by llmTimeoutMs, a stalled stream by llmStallMs. */
   private llm(settings: StoredPreset['llm']) {
-    return guardedLlm(this.options.llmFor(settings), this.options.llmStallMs ?? 10_000);
+    return guardedLlm(this.options.llmFor(settings), this.stallMs);
+  }
+
+  private get stallMs(): number {
+    return this.options.stallMs ?? 10_000;
+  }
+
+  private viaWebhook(agent: StoredAgent, turn: Turn, signal: AbortSignal | undefined): AsyncGenerator<string, Answer> {
+    return webhookAnswer(agent, turn, signal, {
+      failures: this.failures,
+      metrics: this.options.metrics,
+      stallMs: this.stallMs,
+    });
   }
 }
