@@ -7,7 +7,7 @@ function jsonOrText(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    return text;
+    return text; // not JSON: plain text, kept as it is
   }
 }
 

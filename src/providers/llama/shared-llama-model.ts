@@ -111,6 +111,7 @@ export class SharedLlamaModel {
   }
 
   private static async open(modelPath: string, options: LlamaModelOptions): Promise<SharedLlamaModel> {
+    // a path that cannot be read is reported below as no model there, with the path
     const file = await stat(modelPath).catch(() => null);
     if (file === null || !file.isFile()) {
       throw new ProviderNotConfigured(
@@ -131,7 +132,7 @@ export class SharedLlamaModel {
       options.onLoad?.({ path: modelPath, gpu: llama.gpu, gpuLayers: model.gpuLayers });
       return new SharedLlamaModel(modelPath, llama, model, context, resolveChatWrapper(model), sequences);
     } catch (err) {
-      await model?.dispose().catch(() => undefined);
+      await model?.dispose().catch(() => undefined); // freeing a half-loaded model: the load's error is what is reported
       const why = err instanceof Error ? err.message : String(err);
       throw new ProviderError(providerName, `model ${modelPath} did not load: ${why}`, { cause: err });
     }
