@@ -16,6 +16,8 @@ export interface PeopleReport {
   load_avg_1m_at_end: number;
   quick: boolean;
   process_cores: number;
+  /** Callers speaking at once. */
+  sessions: number;
   rows: PeopleRow[];
 }
 
@@ -85,7 +87,7 @@ export function renderPeople(report: PeopleReport): string {
   return [
     `## Turn-taking on people's voices (${report.quick ? 'quick' : 'full'} run)`,
     '',
-    `${report.machine.cpu_count}× ${report.machine.cpu_model}, Node ${report.machine.node}, load average ${report.machine.load_avg_1m} at the start, ${report.load_avg_1m_at_end} at the end; Parley and the load generator in one process used ${round(report.process_cores, 2)} cores. A person's recorded prompts (asterisk-core-sounds-en-wav, 8 kHz upsampled to 16 kHz) at real-time pace, 3 sessions at a time; passthrough webhook answering at once; flite speaks. Times are the client's: the frame holding the last speech sent → \`audio_start\` received.`,
+    `${report.machine.cpu_count}× ${report.machine.cpu_model}, Node ${report.machine.node}, load average ${report.machine.load_avg_1m} at the start, ${report.load_avg_1m_at_end} at the end; Parley and the load generator in one process used ${round(report.process_cores, 2)} cores. A person's recorded prompts (asterisk-core-sounds-en-wav, 8 kHz upsampled to 16 kHz) at real-time pace, ${report.sessions} sessions at a time; passthrough webhook answering at once; flite speaks. Times are the client's: the frame holding the last speech sent → \`audio_start\` received.`,
     '',
     table,
     '',

@@ -57,10 +57,11 @@ describe("turn-taking on a person's recorded voice", () => {
     const wordsOnly = await bed.agent(fliteTts, { statement_end_threshold: null });
     const prompts = peoplePrompts('complete')
       .filter((p) => p.words.length >= 5)
-      .slice(0, 6);
+      .slice(0, 4);
+    // one session at a time: the recogniser keeps up with real time, so the waits are endpointing's
     const runs = await inLanes(
       prompts.flatMap((p) => [withRule, wordsOnly].map((agent) => ({ agent, p }))),
-      3,
+      1,
       ({ agent, p }) => speak(agent, [promptSpeech(p)]),
     );
     for (const run of runs) expect(run.calls).toHaveLength(1);
@@ -68,15 +69,18 @@ describe("turn-taking on a person's recorded voice", () => {
       runs.filter((_, i) => i % 2 === (agent === withRule ? 0 : 1)).map((r) => r.wait ?? Infinity);
     const ruled = median(waits(withRule));
     const plain = median(waits(wordsOnly));
-    console.log(`people's statements, speech end → first audio, median: rule ${ruled} ms, words only ${plain} ms`);
+    console.log(
+      `people's statements, speech end → first audio: rule ${waits(withRule).map(Math.round).join(', ')} ms, ` +
+        `words only ${waits(wordsOnly).map(Math.round).join(', ')} ms`,
+    );
     // the two waits differ by endpointing_default_ms − endpointing_punctuation_ms (700 ms)
     expect(ruled + 300).toBeLessThan(plain);
-  }, 150_000);
+  }, 120_000);
 
   it('keeps the turn through a 700 ms pause after a word that leaves the clause open', async () => {
     const agent = await bed.agent(fliteTts);
     const open = peoplePrompts('cut').filter((p) =>
-      ['queue-youarenext', 'agent-newlocation', 'vm-rec-name', 'vm-savefolder'].includes(p.name),
+      ['queue-youarenext', 'agent-newlocation', 'vm-rec-name', 'conf-placeintoconf'].includes(p.name),
     );
     expect(open).toHaveLength(4);
     const runs = await inLanes(open, 2, (p) => {
