@@ -24,7 +24,8 @@ export const agentAnswer =
 
 const probeLength = 64;
 
-function findProbe(audio: Int16Array, probe: Int16Array): number {
+/** Where `probe` (exact samples) starts in `audio`, or -1. */
+export function findProbe(audio: Int16Array, probe: Int16Array): number {
   const first = probe[0]!;
   outer: for (let i = 0; i + probe.length <= audio.length; i++) {
     if (audio[i] !== first) continue;

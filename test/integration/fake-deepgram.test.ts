@@ -82,4 +82,51 @@ describe('FakeDeepgram', () => {
     expect(await refused('model=nova-3&encoding=linear16', 'k')).toMatchObject({ status: 400 });
     expect(await refused('model=whisper-9', 'k')).toMatchObject({ status: 400 });
   });
+
+  it("with a random delay per result (Deepgram's 150-300 ms), results still come in the order they were due", async () => {
+    const jittery = await FakeDeepgram.start({
+      apiKey: 'k',
+      resultDelayMs: 5,
+      resultJitterMs: 60,
+      interimEveryMs: 100,
+      wordMs: 100,
+      script: ['one two three four five six seven eight.'],
+    });
+    try {
+      const url = `${jittery.url}/v1/listen?model=nova-3&encoding=linear16&sample_rate=16000&punctuate=true`;
+      const frames = await new Promise<Record<string, unknown>[]>((resolve, reject) => {
+        const ws = new WebSocket(url, { headers: { Authorization: 'Token k' } });
+        const got: Record<string, unknown>[] = [];
+        ws.on('message', (data) => got.push(JSON.parse(String(data)) as Record<string, unknown>));
+        ws.on('open', () => {
+          const second = Buffer.alloc(16_000 * 2 * 0.8);
+          for (let at = 0; at < second.length; at += 3200) ws.send(second.subarray(at, at + 3200));
+          ws.send(JSON.stringify({ type: 'CloseStream' }));
+        });
+        ws.on('close', () => resolve(got));
+        ws.on('error', reject);
+      });
+      const heard = frames
+        .filter((f) => f.type === 'Results')
+        .map((f) => (f.channel as { alternatives: { transcript: string }[] }).alternatives[0]!.transcript);
+      expect(heard).toEqual([
+        'one',
+        'one two',
+        'one two three',
+        'one two three four',
+        'one two three four five',
+        'one two three four five six',
+        'one two three four five six seven',
+        'one two three four five six seven eight.',
+        'one two three four five six seven eight.',
+      ]);
+      expect(frames.filter((f) => f.type === 'Results').map((f) => f.is_final)).toEqual([
+        ...Array(8).fill(false),
+        true,
+      ]);
+      expect(frames.at(-1)).toMatchObject({ type: 'Metadata' });
+    } finally {
+      await jittery.close();
+    }
+  });
 });

@@ -7,6 +7,8 @@ export interface FakeTimings {
   interimEveryMs: number;
   /** How long after the audio (or the control message) a result is sent: Deepgram's ~150-300 ms. */
   resultDelayMs: number;
+  /** A random extra delay in [0, this) per result (150 + 150: Deepgram's 150-300 ms); results stay in order. */
+  resultJitterMs: number;
   /** Audio per word of a script line: how many of its words an interim result has heard. */
   wordMs: number;
   /** Neither audio nor a text message for this long: close 1011 `NET-0001`, as Deepgram does after 10 s. */
@@ -16,6 +18,7 @@ export interface FakeTimings {
 export const defaultFakeTimings: FakeTimings = {
   interimEveryMs: 500,
   resultDelayMs: 200,
+  resultJitterMs: 0,
   wordMs: 300,
   idleTimeoutMs: 10_000,
 };
@@ -65,6 +68,8 @@ export class FakeListenStream {
   readonly #hash = createHash('sha256');
   #finalizedSamples = 0;
   #interimAt = 0;
+  /** The results queued, each sent at its time but never before the one queued before it. */
+  #queue: Promise<void> = Promise.resolve();
   #stall: StallFault | undefined;
   #idle: NodeJS.Timeout | undefined;
 
@@ -215,7 +220,10 @@ export class FakeListenStream {
   }
 
   #later(action: () => void): void {
-    setTimeout(action, this.timings.resultDelayMs);
+    const dueAt = performance.now() + this.timings.resultDelayMs + Math.random() * this.timings.resultJitterMs;
+    this.#queue = this.#queue
+      .then(() => new Promise((resolve) => setTimeout(resolve, Math.max(0, dueAt - performance.now()))))
+      .then(action);
   }
 
   #touch(): void {
