@@ -57,6 +57,11 @@ export class TurnReport {
     private readonly scope: TurnScope,
     readonly turn: number,
     private readonly origin: TurnOrigin,
+    /**
+     * When the reply began: a tentative turn's began at the short silence, before its report (made
+     * at confirmation), so its transcription ran then, inside `endpointing_ms`.
+     */
+    private readonly repliedAt = scope.now(),
   ) {
     this.startedAt = scope.now();
   }
@@ -71,8 +76,8 @@ export class TurnReport {
     return this.sentences.join(' ');
   }
 
-  on(event: ReplyEvent): void {
-    const now = this.scope.now();
+  /** A reply event, which happened `now` (a tentative turn's held events are replayed with their own times). */
+  on(event: ReplyEvent, now = this.scope.now()): void {
     switch (event.type) {
       case 'transcribed':
         return this.transcribed(event.text, now);
@@ -80,7 +85,7 @@ export class TurnReport {
         this.sentences.push(event.text);
         if (this.firstSentenceAt === null) {
           this.firstSentenceAt = now;
-          this.timings['response_ms'] = round(now - (this.transcribedAt ?? this.startedAt));
+          this.timings['response_ms'] = round(now - Math.max(this.transcribedAt ?? this.startedAt, this.startedAt));
         }
         return;
       case 'answered':
@@ -118,7 +123,7 @@ export class TurnReport {
     const { origin } = this;
     if (origin.kind === 'audio') {
       this.timings['endpointing_ms'] = round(origin.decidedAt - origin.speechEndedAt);
-      this.timings['stt_ms'] = round(now - this.startedAt);
+      this.timings['stt_ms'] = round(now - this.repliedAt);
     }
     if (text === '') return;
     const { records, recorder, session } = this.scope;

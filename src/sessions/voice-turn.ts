@@ -77,7 +77,9 @@ export function turnEvents(
     ).pipe(shareReplay({ bufferSize: 1, refCount: true }));
     if (origin.kind !== 'say') graph.control?.reset();
     let report: TurnReport | null = null;
-    const held: ReplyEvent[] = [];
+    /** A tentative turn's events before confirmation, with when each happened. */
+    const held: { event: ReplyEvent; at: number }[] = [];
+    const startedAt = graph.now();
     let failure: TurnFailed | null = null;
     const repliedEnd$ = new Subject<void>();
     const outcome = (): SessionEvent => {
@@ -98,9 +100,9 @@ export function turnEvents(
     );
     /** A tentative turn whose transcription failed is reported as failed all the same. */
     const reportFailure = defer(() => {
-      if (report === null && held.some((e) => e.type === 'failed')) {
-        report = new TurnReport(graph, turn, origin);
-        for (const event of held.splice(0)) told(graph, report, event);
+      if (report === null && held.some((e) => e.event.type === 'failed')) {
+        report = new TurnReport(graph, turn, origin, startedAt);
+        for (const { event, at } of held.splice(0)) told(graph, report, event, at);
       }
       return EMPTY;
     });
@@ -108,8 +110,8 @@ export function turnEvents(
       merge(
         confirmedAt$.pipe(
           tap((at) => {
-            report = new TurnReport(graph, turn, decidedAt(origin, at));
-            for (const event of held.splice(0)) told(graph, report, event);
+            report = new TurnReport(graph, turn, decidedAt(origin, at), startedAt);
+            for (const early of held.splice(0)) told(graph, report, early.event, early.at);
           }),
           ignoreElements(),
           // a reply that ends unconfirmed (nothing said, or STT failed) ends the turn without it
@@ -119,7 +121,7 @@ export function turnEvents(
           tap({
             next: (event) => {
               if (event.type === 'failed') failure = event;
-              if (report === null) held.push(event);
+              if (report === null) held.push({ event, at: graph.now() });
               else told(graph, report, event);
             },
             complete: () => repliedEnd$.next(),
@@ -136,8 +138,8 @@ export function turnEvents(
 }
 
 /** A reply event goes to the turn's records, then to the user as the message it makes, if any. */
-function told(graph: TurnGraph, report: TurnReport, event: ReplyEvent): void {
-  report.on(event);
+function told(graph: TurnGraph, report: TurnReport, event: ReplyEvent, at?: number): void {
+  report.on(event, at);
   const message = userMessage(event, report, graph.transport.outputSampleRate);
   if (message !== null) graph.transport.send(message);
 }
