@@ -24,7 +24,7 @@ export interface StatementVerdict {
 /** The final pitch must lie this far below the utterance's median (semitones)… */
 const minFall = -1;
 /** …and within this of the speaker's floor. */
-const maxAboveFloor = 2;
+const maxAboveFloor = 1.5;
 
 /**
  * Whether an unpunctuated transcript is a finished statement, from evidence on the box (no trained
