@@ -97,6 +97,8 @@ export type SessionEvent =
   | { type: 'TRANSCRIBED'; text: string; at: number }
   | { type: 'END_OF_TURN'; probability: number }
   | { type: 'OVERHEARD'; text: string }
+  /** The recogniser's hypothesis so far of the speech over the agent, sent while it is spoken. */
+  | { type: 'OVERHEARING'; partial: string }
   | { type: 'AUDIO_STARTED' }
   | { type: 'SPEAK_DONE' }
   | { type: 'REPLY_DONE' }

@@ -1,11 +1,28 @@
-import { catchError, EMPTY, map, of, take, throwError, type Observable } from 'rxjs';
+import {
+  catchError,
+  distinctUntilChanged,
+  EMPTY,
+  exhaustMap,
+  filter,
+  interval,
+  map,
+  of,
+  take,
+  throwError,
+  type Observable,
+} from 'rxjs';
 import type { Logger } from 'pino';
-import type { SessionEvent } from '../../machines/session.machine.js';
+import { fromEventObservable } from 'xstate';
+import type { AudioCheckInput, SessionEvent } from '../../machines/session.machine.js';
 import { abortable } from '../pipeline/reply/abortable.js';
 import type { ReplyStages } from '../pipeline/reply/reply.js';
 import { StageFailure } from '../pipeline/reply/stage-failure.js';
 import type { EndOfTurnModel } from '../pipeline/turn/end-of-turn-model.js';
 import type { ServerEvent } from './transport/messages.js';
+import type { SegmentTranscripts } from './segment-transcripts.js';
+import type { UtteranceSoFar } from './utterance-so-far.js';
+import type { MediaTransport } from './transport/media-transport.js';
+import type { VoiceSessionDeps } from './voice-session-deps.js';
 
 /**
  * The end-of-turn model's verdict on a tentative turn (END_OF_TURN), or nothing without a model.
@@ -52,4 +69,77 @@ export function overheardEvents(
       return of<SessionEvent>({ type: 'OVERHEARD', text: '' });
     }),
   );
+}
+
+/** How often a streaming recogniser's hypothesis is read while the user talks over the agent. */
+export const partialEveryMs = 50;
+/** How often the audio so far is transcribed instead, when the STT cannot stream (one call at a time). */
+export const checkpointEveryMs = 500;
+
+/** Where what the user has said so far comes from: a streaming hypothesis, or the audio so far to transcribe. */
+export type SoFar =
+  { partial: () => string } | { samples: () => Int16Array; transcribe: (audio: Int16Array) => Observable<string> };
+
+/**
+ * What the user has said so far while talking over the agent (OVERHEARING), each time it changes,
+ * until the machine stops listening for it: a streaming recogniser's hypothesis, read every
+ * `partialEveryMs`; else the audio so far, transcribed every `checkpointEveryMs` (an STT call
+ * each). A checkpoint whose transcription fails (already recorded as an error) is skipped: the
+ * transcript at the end of the speech still decides.
+ */
+export function overhearingEvents(soFar: SoFar): Observable<SessionEvent> {
+  const said =
+    'partial' in soFar
+      ? interval(partialEveryMs).pipe(map(() => soFar.partial()))
+      : interval(checkpointEveryMs).pipe(
+          exhaustMap(() => {
+            const audio = soFar.samples();
+            if (audio.length === 0) return EMPTY;
+            return soFar.transcribe(audio).pipe(
+              take(1),
+              catchError((err: unknown) => (err instanceof StageFailure ? EMPTY : throwError(() => err))),
+            );
+          }),
+        );
+  return said.pipe(
+    map((text) => text.trim()),
+    distinctUntilChanged(),
+    filter((text) => text !== ''),
+    map((partial): SessionEvent => ({ type: 'OVERHEARING', partial })),
+  );
+}
+
+/** What the machine's checks on the user's speech read. */
+export interface CheckSources {
+  stages: Pick<ReplyStages, 'transcribe'>;
+  /** A streaming recogniser's transcripts, when the STT streams; else the audio so far. */
+  transcripts: SegmentTranscripts | undefined;
+  soFar: UtteranceSoFar | undefined;
+  deps: Pick<VoiceSessionDeps, 'endOfTurn' | 'logger'>;
+  /** Where the client is told (a `turn_failed` error). */
+  transport: Pick<MediaTransport, 'send'>;
+  /** Delivers an actor's events in the session's scope. */
+  logged: (events: Observable<SessionEvent>) => Observable<SessionEvent>;
+}
+
+/** The machine's `endOfTurn`, `overhear` and `overhearing` actors on a session's sources. */
+export function checkActors(s: CheckSources) {
+  const { stages, transcripts, soFar } = s;
+  const sayingSoFar: SoFar | null =
+    transcripts !== undefined
+      ? { partial: () => transcripts.partial }
+      : soFar !== undefined
+        ? { samples: () => soFar.samples(), transcribe: (audio) => stages.transcribe(audio) }
+        : null;
+  return {
+    endOfTurn: fromEventObservable<SessionEvent, AudioCheckInput>(({ input }) =>
+      s.logged(endOfTurnEvents(s.deps.endOfTurn, input.audio, s.deps.logger)),
+    ),
+    overhear: fromEventObservable<SessionEvent, AudioCheckInput>(({ input }) =>
+      s.logged(overheardEvents(stages, input.audio, input.startMs, (m) => s.transport.send(m))),
+    ),
+    overhearing: fromEventObservable<SessionEvent, void>(() =>
+      sayingSoFar === null ? EMPTY : s.logged(overhearingEvents(sayingSoFar)),
+    ),
+  };
 }

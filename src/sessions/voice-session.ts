@@ -3,7 +3,6 @@ import { createActor, fromEventObservable, fromPromise } from 'xstate';
 import {
   sessionMachine,
   type ActOutput,
-  type AudioCheckInput,
   type CallAction,
   type EndReason,
   type ReplyInput,
@@ -23,7 +22,8 @@ import { sessionInput } from './session-input.js';
 import type { VoiceSessionDeps } from './voice-session-deps.js';
 import type { PipelineSettings } from '../agents/pipeline-settings.js';
 import { voiceStages } from './voice-stages.js';
-import { endOfTurnEvents, overheardEvents } from './voice-checks.js';
+import { checkActors } from './voice-checks.js';
+import { UtteranceSoFar } from './utterance-so-far.js';
 import { turnEvents, type TurnGraph } from './voice-turn.js';
 import type { RecordingWriter } from '../recordings/recording-writer.js';
 import { openRecording } from '../recordings/recordings.js';
@@ -107,6 +107,8 @@ export class VoiceSession {
       logger: deps.logger,
       sessionId: session.id,
     });
+    // an STT that cannot stream hears speech over the agent at checkpoints of its audio so far
+    const soFar = transcripts === undefined ? new UtteranceSoFar() : undefined;
     const recording = (this.recording = openRecording(deps, agent, session, {
       callerRate: transport.inputSampleRate,
       agentRate: transport.outputSampleRate,
@@ -160,10 +162,10 @@ export class VoiceSession {
               stats: this.intake,
               now,
               onOverrun: (reason) => this.overrun(reason),
-              transcripts,
+              tap: transcripts ?? soFar,
               onDigits: (digits) => this.keypad(digits),
               onFrame: recording === null ? undefined : (frame) => recording.callerFrame(frame),
-            }).pipe(finalize(() => transcripts?.close())),
+            }).pipe(finalize(() => (transcripts ?? soFar)?.close())),
           ),
         ),
         speak: fromEventObservable<SessionEvent, SpeakInput>(({ input }) =>
@@ -172,12 +174,7 @@ export class VoiceSession {
         reply: fromEventObservable<SessionEvent, ReplyInput>(({ input }) =>
           this.logged(turnEvents(graph, input.turn, input.input, input.confirmed)),
         ),
-        endOfTurn: fromEventObservable<SessionEvent, AudioCheckInput>(({ input }) =>
-          this.logged(endOfTurnEvents(deps.endOfTurn, input.audio, deps.logger)),
-        ),
-        overhear: fromEventObservable<SessionEvent, AudioCheckInput>(({ input }) =>
-          this.logged(overheardEvents(graph.stages, input.audio, input.startMs, (m) => transport.send(m))),
-        ),
+        ...checkActors({ deps, stages: graph.stages, transcripts, soFar, transport, logged: (e) => this.logged(e) }),
         act: fromPromise<ActOutput, CallAction>(({ input }) =>
           performCallAction(input, { agent, sessionId: session.id, transport, store: deps.store, logger: deps.logger }),
         ),
