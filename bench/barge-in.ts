@@ -2,9 +2,9 @@
  * Barge-in benchmark: how soon a caller talking over the agent interrupts it, before and after the
  * hypothesis so far decides (machines/turn-words/barge-in.ts), in one run on the same audio. Each
  * clip of the corpus (barge-in/corpus.ts: people's recorded voices, synthetic acknowledgements and
- * noise bursts, 8 kHz) is spoken at real-time pace into two rigs at once (barge-in/rig.ts: the real
- * VAD, pocketsphinx streaming, the session machine), one with the rule before (the transcript at
- * the end of the speech decides), one with the new one.
+ * noise bursts, 8 kHz) is spoken at real-time pace into one line (barge-in/line.ts: the real VAD,
+ * pocketsphinx streaming) heard by three session machines: the rule before (the transcript at the
+ * end of the speech decides), the new one, and the new one with two words instead of three.
  *
  *   node --import tsx bench/barge-in.ts                 # ~6 min; writes bench/results/barge-in.{json,md}
  *   BARGE_BENCH_QUICK=1 node --import tsx bench/barge-in.ts   # ~1.5 min
@@ -20,7 +20,7 @@ import {
   type ClipResult,
   type RuleOutcome,
 } from './barge-in/report.js';
-import { BargeInRig, type Rule } from './barge-in/rig.js';
+import { BargeInLine, type Decisions, type Rule } from './barge-in/line.js';
 import { isMain } from './lib/is-main.js';
 import { machineInfo, writeResults } from './lib/report.js';
 
@@ -29,26 +29,25 @@ const frame = (corpusRate * frameMs) / 1000;
 /** Silence before the clip (the agent has been talking a while) and after it (the decision, the resume). */
 const leadMs = 600;
 const tailMs = 2_500;
-const rules: Rule[] = ['final', 'partial'];
+const rules: Rule[] = ['final', 'partial', 'partial-2'];
 
 async function runClip(clip: Clip, vad: SileroVad, stt: PocketsphinxStt): Promise<ClipResult> {
-  const rigs = rules.map((rule) => new BargeInRig(vad, stt, rule));
+  const line = new BargeInLine(vad, stt, rules);
   const lead = (leadMs * corpusRate) / 1000;
-  const line = new Int16Array(lead + clip.samples.length + (tailMs * corpusRate) / 1000);
-  line.set(clip.samples, lead);
+  const audio = new Int16Array(lead + clip.samples.length + (tailMs * corpusRate) / 1000);
+  audio.set(clip.samples, lead);
   const start = performance.now();
-  for (let at = 0, k = 1; at < line.length; at += frame, k++) {
-    const samples = line.subarray(at, at + frame);
-    for (const rig of rigs) rig.feed(samples);
+  for (let at = 0, k = 1; at < audio.length; at += frame, k++) {
+    line.feed(audio.subarray(at, at + frame));
     const wait = start + k * frameMs - performance.now();
     if (wait > 0) await sleep(wait);
   }
-  for (const rig of rigs) rig.close();
+  line.close();
   const speechMs = (clip.samples.length * 1000) / corpusRate;
-  const outcome = (rig: BargeInRig): RuleOutcome => {
-    const at = (type: string) => rig.decided.find((d) => d.type === type)?.atMs ?? null;
+  const outcome = (decided: Decisions): RuleOutcome => {
+    const at = (type: string) => decided.find((d) => d.type === type)?.atMs ?? null;
     const interrupted = at('interrupted');
-    const on = rig.decided.find((d) => d.type === 'interrupted')?.on ?? null;
+    const on = decided.find((d) => d.type === 'interrupted')?.on ?? null;
     return {
       paused: at('playback_paused') !== null,
       resumed: at('playback_resumed') !== null,
@@ -61,7 +60,7 @@ async function runClip(clip: Clip, vad: SileroVad, stt: PocketsphinxStt): Promis
     clip: clip.name,
     kind: clip.kind,
     speech_ms: Math.round(speechMs),
-    rules: { final: outcome(rigs[0]!), partial: outcome(rigs[1]!) },
+    rules: Object.fromEntries(rules.map((rule) => [rule, outcome(line.decided.get(rule)!)])) as ClipResult['rules'],
   };
 }
 
@@ -81,7 +80,7 @@ export async function main(quick: boolean): Promise<BargeInReport> {
       const show = (r: RuleOutcome) =>
         r.interrupted_ms !== null ? `interrupted ${r.interrupted_ms} ms` : r.resumed ? 'resumed' : '—';
       console.log(
-        `barge-in ${i + 1}/${corpus.length} ${clip.name}: before ${show(result.rules.final)}, after ${show(result.rules.partial)}`,
+        `barge-in ${i + 1}/${corpus.length} ${clip.name}: before ${show(result.rules.final)}, after ${show(result.rules.partial)}, two words ${show(result.rules['partial-2'])}`,
       );
     }
     const report: BargeInReport = {
@@ -91,10 +90,15 @@ export async function main(quick: boolean): Promise<BargeInReport> {
       load_avg_1m_at_end: machineInfo().load_avg_1m,
       quick,
       rules: rules.map((rule) => summarizeRule(rule, clips)),
-      new_false_interruptions: clips
-        .filter((c) => c.kind === 'acknowledgement')
-        .filter((c) => c.rules.partial.interrupted_ms !== null && c.rules.final.interrupted_ms === null)
-        .map((c) => c.clip),
+      new_false_interruptions: Object.fromEntries(
+        rules.map((rule) => [
+          rule,
+          clips
+            .filter((c) => c.kind === 'acknowledgement')
+            .filter((c) => c.rules[rule].interrupted_ms !== null && c.rules.final.interrupted_ms === null)
+            .map((c) => c.clip),
+        ]),
+      ) as Record<Rule, string[]>,
       clips,
     };
     const markdown = renderMarkdown(report);

@@ -1,7 +1,7 @@
 import { summarize } from '../lib/percentiles.js';
 import { markdownTable, round, type MachineInfo } from '../lib/report.js';
 import type { Clip } from './corpus.js';
-import type { Rule } from './rig.js';
+import type { Rule } from './line.js';
 
 /** What one rule decided on one clip; times in ms from the speech onset (the clip's first sample). */
 export interface RuleOutcome {
@@ -40,8 +40,8 @@ export interface BargeInReport {
   load_avg_1m_at_end: number;
   quick: boolean;
   rules: RuleSummary[];
-  /** Acknowledgements the new rule interrupted and the old one let resume. */
-  new_false_interruptions: string[];
+  /** Per rule: the acknowledgements it interrupted while the rule before let them be. */
+  new_false_interruptions: Record<Rule, string[]>;
   clips: ClipResult[];
 }
 
@@ -63,54 +63,57 @@ export function summarizeRule(rule: Rule, clips: ClipResult[]): RuleSummary {
 const ms = (v: number | null) => (v === null || Number.isNaN(v) ? '—' : String(Math.round(v)));
 const pct = (n: number, of: number) => `${n} / ${of} (${of === 0 ? 0 : round((100 * n) / of, 0)} %)`;
 
+const labels: Record<Rule, string> = {
+  final: 'before: the transcript at the end',
+  partial: 'after: the hypothesis so far, 3 words',
+  'partial-2': 'the same with 2 words',
+};
+
 export function renderMarkdown(r: BargeInReport): string {
-  const [before, after] = [r.rules.find((x) => x.rule === 'final')!, r.rules.find((x) => x.rule === 'partial')!];
+  const row = (measure: string, value: (s: RuleSummary) => string) => [measure, ...r.rules.map(value)];
   const summary = markdownTable(
-    ['measure', 'before: the transcript at the end decides', 'after: the hypothesis so far decides'],
+    ['measure', ...r.rules.map((s) => labels[s.rule])],
     [
-      [
+      row(
         'onset → `interrupted`, recorded voices, p50 / p90 ms',
-        `${ms(before.interrupted_ms.p50)} / ${ms(before.interrupted_ms.p90)}`,
-        `${ms(after.interrupted_ms.p50)} / ${ms(after.interrupted_ms.p90)}`,
-      ],
-      [
-        'interrupted before the caller stopped talking',
-        pct(before.before_speech_end, before.interruptions),
-        pct(after.before_speech_end, after.interruptions),
-      ],
-      [
-        'recorded voices that never interrupted',
-        `${before.interruptions - before.interrupted_ms.count}`,
-        `${after.interruptions - after.interrupted_ms.count}`,
-      ],
-      [
-        'acknowledgements and noise bursts that did not interrupt',
-        pct(before.acknowledgements_kept, before.acknowledgements),
-        pct(after.acknowledgements_kept, after.acknowledgements),
-      ],
+        (s) => `${ms(s.interrupted_ms.p50)} / ${ms(s.interrupted_ms.p90)}`,
+      ),
+      row('interrupted before the caller stopped talking', (s) => pct(s.before_speech_end, s.interruptions)),
+      row('recorded voices that never interrupted', (s) => String(s.interruptions - s.interrupted_ms.count)),
+      row('acknowledgements and noise bursts that did not interrupt', (s) =>
+        pct(s.acknowledgements_kept, s.acknowledgements),
+      ),
+      row('… interrupted where the rule before let them be', (s) => String(r.new_false_interruptions[s.rule].length)),
     ],
-    ['left', 'right', 'right'],
+    ['left', ...r.rules.map((): 'right' => 'right')],
   );
-  const rows = r.clips.map((c) => {
-    const cell = (o: RuleOutcome) =>
-      o.interrupted_ms !== null
-        ? `interrupted ${ms(o.interrupted_ms)} on "${o.on ?? ''}"`
-        : o.resumed
-          ? 'resumed'
-          : o.paused
-            ? 'paused'
-            : 'not paused';
-    return [c.clip, c.kind, c.speech_ms, cell(c.rules.final), cell(c.rules.partial)];
-  });
+  const cell = (o: RuleOutcome) =>
+    o.interrupted_ms !== null
+      ? `interrupted ${ms(o.interrupted_ms)} on "${o.on ?? ''}"`
+      : o.resumed
+        ? 'resumed'
+        : o.paused
+          ? 'paused'
+          : 'not paused';
+  const rows = r.clips.map((c) => [c.clip, c.speech_ms, ...r.rules.map((s) => cell(c.rules[s.rule]))]);
+  const extra = r.rules
+    .filter((s) => s.rule !== 'final')
+    .map((s) => `- ${labels[s.rule]}: ${r.new_false_interruptions[s.rule].join(', ') || 'none'}`);
   return [
     `# Barge-in: onset → interrupted (${r.started_at})`,
     '',
-    `${r.machine.cpu_count} × ${r.machine.cpu_model}, ${r.machine.node}; load average ${r.machine.load_avg_1m} at the start, ${r.load_avg_1m_at_end} at the end${r.quick ? '; quick run' : ''}.`,
+    `${r.machine.cpu_count} × ${r.machine.cpu_model}, ${r.machine.node}; load average ${r.machine.load_avg_1m} at the start, ${r.load_avg_1m_at_end} at the end${r.quick ? '; quick run' : ''}. Stream times from the first sample of the speech; "…" marks a hypothesis so far.`,
     '',
     summary,
     '',
-    `Acknowledgements interrupted by the new rule only: ${r.new_false_interruptions.length === 0 ? 'none' : r.new_false_interruptions.join(', ')}.`,
+    'Acknowledgements interrupted where the rule before let them be:',
     '',
-    markdownTable(['clip', 'kind', 'speech ms', 'before', 'after'], rows, ['left', 'left', 'right', 'left', 'left']),
+    ...extra,
+    '',
+    markdownTable(['clip', 'speech ms', ...r.rules.map((s) => labels[s.rule])], rows, [
+      'left',
+      'right',
+      ...r.rules.map((): 'left' => 'left'),
+    ]),
   ].join('\n');
 }

@@ -31,7 +31,7 @@ export class UtteranceSoFar {
     if (event.type === 'speech_dismissed' || event.type === 'speech_end') this.#length = 0;
   }
 
-  /** A copy of the audio so far ('' between utterances: empty). */
+  /** A copy of the audio so far (empty between utterances). */
   samples(): Int16Array {
     return this.#buffer.slice(0, this.#length);
   }

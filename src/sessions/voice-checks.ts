@@ -77,7 +77,7 @@ export const partialEveryMs = 50;
 export const checkpointEveryMs = 500;
 
 /** Where what the user has said so far comes from: a streaming hypothesis, or the audio so far to transcribe. */
-export type SoFar =
+export type SaidSoFar =
   { partial: () => string } | { samples: () => Int16Array; transcribe: (audio: Int16Array) => Observable<string> };
 
 /**
@@ -87,7 +87,7 @@ export type SoFar =
  * each). A checkpoint whose transcription fails (already recorded as an error) is skipped: the
  * transcript at the end of the speech still decides.
  */
-export function overhearingEvents(soFar: SoFar): Observable<SessionEvent> {
+export function overhearingEvents(soFar: SaidSoFar): Observable<SessionEvent> {
   const said =
     'partial' in soFar
       ? interval(partialEveryMs).pipe(map(() => soFar.partial()))
@@ -122,15 +122,22 @@ export interface CheckSources {
   logged: (events: Observable<SessionEvent>) => Observable<SessionEvent>;
 }
 
+/** Where a session hears what the user has said so far: its streaming transcripts, else its audio so far. */
+export function saidSoFar({
+  stages,
+  transcripts,
+  soFar,
+}: Pick<CheckSources, 'stages' | 'transcripts' | 'soFar'>): SaidSoFar | null {
+  if (transcripts !== undefined) return { partial: () => transcripts.partial };
+  if (soFar !== undefined)
+    return { samples: () => soFar.samples(), transcribe: (audio: Int16Array) => stages.transcribe(audio) };
+  return null;
+}
+
 /** The machine's `endOfTurn`, `overhear` and `overhearing` actors on a session's sources. */
 export function checkActors(s: CheckSources) {
-  const { stages, transcripts, soFar } = s;
-  const sayingSoFar: SoFar | null =
-    transcripts !== undefined
-      ? { partial: () => transcripts.partial }
-      : soFar !== undefined
-        ? { samples: () => soFar.samples(), transcribe: (audio) => stages.transcribe(audio) }
-        : null;
+  const { stages } = s;
+  const sayingSoFar = saidSoFar(s);
   return {
     endOfTurn: fromEventObservable<SessionEvent, AudioCheckInput>(({ input }) =>
       s.logged(endOfTurnEvents(s.deps.endOfTurn, input.audio, s.deps.logger)),

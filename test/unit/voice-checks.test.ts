@@ -1,14 +1,17 @@
-import { firstValueFrom, throwError, toArray, type Observable } from 'rxjs';
+import { firstValueFrom, of, throwError, toArray, type Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 import { StageFailure } from '../../src/pipeline/reply/stage-failure.js';
 import type { SessionEvent } from '../../machines/session.machine.js';
 import type { ServerEvent } from '../../src/sessions/transport/messages.js';
+import type { SegmentTranscripts } from '../../src/sessions/segment-transcripts.js';
+import { UtteranceSoFar } from '../../src/sessions/utterance-so-far.js';
 import {
   checkpointEveryMs,
   overhearingEvents,
   overheardEvents,
   partialEveryMs,
+  saidSoFar,
 } from '../../src/sessions/voice-checks.js';
 
 describe('speech over the agent whose transcription fails', () => {
@@ -87,6 +90,22 @@ describe('what the user has said so far over the agent (OVERHEARING)', () => {
       [1_200, heard('i want')],
       [2_050, heard('i want to know')],
     ]);
+  });
+
+  it('a session hears it from its streaming transcripts, else from its audio so far, transcribed whole', async () => {
+    const transcribed: number[] = [];
+    const stages = { transcribe: (audio: Int16Array) => (transcribed.push(audio.length), of('i want to')) };
+    const transcripts = { partial: 'what about' } as SegmentTranscripts;
+    const streamed = saidSoFar({ stages, transcripts, soFar: undefined });
+    expect(streamed !== null && 'partial' in streamed && streamed.partial()).toBe('what about');
+    const soFar = new UtteranceSoFar();
+    soFar.audio(new Int16Array(4_000));
+    const whole = saidSoFar({ stages, transcripts: undefined, soFar });
+    expect(whole !== null && 'samples' in whole).toBe(true);
+    if (whole === null || !('samples' in whole)) return;
+    expect(await firstValueFrom(whole.transcribe(whole.samples()))).toBe('i want to');
+    expect(transcribed).toEqual([4_000]);
+    expect(saidSoFar({ stages, transcripts: undefined, soFar: undefined })).toBeNull();
   });
 
   it('an error that is not a failed transcription ends the graph', async () => {
