@@ -3,8 +3,9 @@
  * hypothesis so far decides (machines/turn-words/barge-in.ts), in one run on the same audio. Each
  * clip of the corpus (barge-in/corpus.ts: people's recorded voices, synthetic acknowledgements and
  * noise bursts, 8 kHz) is spoken at real-time pace into one line (barge-in/line.ts: the real VAD,
- * pocketsphinx streaming) heard by three session machines: the rule before (the transcript at the
- * end of the speech decides), the new one, and the new one with two words instead of three.
+ * pocketsphinx streaming) heard by four session machines: the rule before (the transcript at the
+ * end of the speech decides), the new one, the new one with two words instead of three, and what a
+ * session does whose STT cannot stream (speech that goes on 1.5 s without a pause interrupts).
  *
  *   node --import tsx bench/barge-in.ts                 # ~6 min; writes bench/results/barge-in.{json,md}
  *   BARGE_BENCH_QUICK=1 node --import tsx bench/barge-in.ts   # ~1.5 min
@@ -29,7 +30,7 @@ const frame = (corpusRate * frameMs) / 1000;
 /** Silence before the clip (the agent has been talking a while) and after it (the decision, the resume). */
 const leadMs = 600;
 const tailMs = 2_500;
-const rules: Rule[] = ['final', 'partial', 'partial-2'];
+const rules: Rule[] = ['final', 'partial', 'partial-2', 'duration'];
 
 async function runClip(clip: Clip, vad: SileroVad, stt: PocketsphinxStt): Promise<ClipResult> {
   const line = new BargeInLine(vad, stt, rules);
@@ -80,7 +81,7 @@ export async function main(quick: boolean): Promise<BargeInReport> {
       const show = (r: RuleOutcome) =>
         r.interrupted_ms !== null ? `interrupted ${r.interrupted_ms} ms` : r.resumed ? 'resumed' : '—';
       console.log(
-        `barge-in ${i + 1}/${corpus.length} ${clip.name}: before ${show(result.rules.final)}, after ${show(result.rules.partial)}, two words ${show(result.rules['partial-2'])}`,
+        `barge-in ${i + 1}/${corpus.length} ${clip.name}: before ${show(result.rules.final)}, after ${show(result.rules.partial)}, two words ${show(result.rules['partial-2'])}, duration ${show(result.rules.duration)}`,
       );
     }
     const report: BargeInReport = {

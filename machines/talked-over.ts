@@ -7,7 +7,8 @@ import type { SessionContext } from './session.types.js';
  * is a barge-in if the speech says a stop word, or lasts `interruption_min_speech_ms` and is not an
  * acknowledgement; otherwise (a click, a cough, "uh-huh") playback resumes where it paused. While
  * the user talks, the recogniser's hypothesis so far decides as soon as it says enough
- * (turn-words/barge-in.ts); the rest waits for the transcript of the speech once it ends. Only
+ * (turn-words/barge-in.ts), or without one speech that goes on long; the rest waits for the
+ * transcript of the speech once it ends. Only
  * names of the machine's actions, guards, actors and delays appear here (session.machine.ts
  * defines them).
  *
@@ -37,6 +38,7 @@ export function talkedOver(playing: string) {
                 { guard: 'saysStop', target: '#session.active.interrupted', actions: 'holdOverheard' },
                 { guard: 'realInterruptionSoFar', target: '#session.active.interrupted', actions: 'holdOverheard' },
               ],
+              LONG_SPEECH: { guard: 'longEnough', target: '#session.active.interrupted', actions: 'holdOverheard' },
               SPEECH_END: { target: 'checking', actions: 'overhear' },
               // The onset did not last `min_speech`: not speech.
               SPEECH_DISMISSED: { target: playing, actions: 'resumePlayback' },

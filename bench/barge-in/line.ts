@@ -24,15 +24,16 @@ import { sessionMachineInput } from '../../src/sessions/machine-input.js';
 import { SegmentTranscripts } from '../../src/sessions/segment-transcripts.js';
 import { sessionInput } from '../../src/sessions/session-input.js';
 import type { MediaTransport } from '../../src/sessions/transport/media-transport.js';
-import { checkActors } from '../../src/sessions/voice-checks.js';
+import { checkActors, overhearingEvents } from '../../src/sessions/voice-checks.js';
 import { corpusRate } from './corpus.js';
 
 /**
  * `final`: the rule before (no `overhearing` actor: the transcript at the end of the speech
  * decides); `partial`: the hypothesis so far decides (three words that say something);
- * `partial-2`: the same with two.
+ * `partial-2`: the same with two; `duration`: what a session whose STT cannot stream does (speech
+ * that goes on `longSpeechMs` without a pause interrupts).
  */
-export type Rule = 'final' | 'partial' | 'partial-2';
+export type Rule = 'final' | 'partial' | 'partial-2' | 'duration';
 export type Decided = 'playback_paused' | 'playback_resumed' | 'interrupted';
 
 /** What one machine decided, each with the stream time it came at and the words it decided on. */
@@ -78,7 +79,7 @@ export class BargeInLine {
       stats: { droppedFrames: 0, droppedMs: 0 },
       now: () => performance.now(),
       onOverrun: () => undefined,
-      tap: transcripts,
+      transcripts,
     }).pipe(share());
     const stages = {
       transcribe: (audio: Int16Array, startMs?: number) =>
@@ -91,7 +92,6 @@ export class BargeInLine {
       deps: { endOfTurn: undefined, logger },
       stages,
       transcripts,
-      soFar: undefined,
       transport: { send: () => undefined },
       logged: (events) => events,
     });
@@ -103,7 +103,12 @@ export class BargeInLine {
         guards: rule === 'partial-2' ? twoWords : {},
         actors: {
           ...checks,
-          overhearing: rule === 'final' ? fromEventObservable<SessionEvent, void>(() => EMPTY) : checks.overhearing,
+          overhearing:
+            rule === 'final'
+              ? fromEventObservable<SessionEvent, void>(() => EMPTY)
+              : rule === 'duration'
+                ? fromEventObservable<SessionEvent, void>(() => overhearingEvents(null))
+                : checks.overhearing,
           listen: fromEventObservable<SessionEvent, void>(() => heard$),
           // the agent's answer: playing from the start, never done
           reply: fromEventObservable<SessionEvent, ReplyInput>(

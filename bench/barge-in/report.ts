@@ -67,6 +67,7 @@ const labels: Record<Rule, string> = {
   final: 'before: the transcript at the end',
   partial: 'after: the hypothesis so far, 3 words',
   'partial-2': 'the same with 2 words',
+  duration: 'no hypothesis: 1.5 s of speech',
 };
 
 export function renderMarkdown(r: BargeInReport): string {

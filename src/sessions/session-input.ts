@@ -1,8 +1,9 @@
 import { defer, finalize, map, merge, mergeMap, of, tap, EMPTY, type Observable } from 'rxjs';
 import type { SessionEvent } from '../../machines/session.machine.js';
 import type { IntakeStats, OverrunReason } from '../pipeline/intake/limits.js';
-import { listen, type HeardEvent, type ListenOptions } from '../pipeline/listen.js';
+import { listen, type ListenOptions } from '../pipeline/listen.js';
 import type { MediaTransport } from './transport/media-transport.js';
+import type { SegmentTranscripts } from './segment-transcripts.js';
 import type { AudioFrame } from '../audio/audio-frame.js';
 
 export interface SessionInputOptions extends Omit<ListenOptions, 'stats' | 'now'> {
@@ -10,11 +11,8 @@ export interface SessionInputOptions extends Omit<ListenOptions, 'stats' | 'now'
   now: () => number;
   /** Audio was dropped for the first time for `reason`. */
   onOverrun: (reason: OverrunReason) => void;
-  /**
-   * What hears each possible utterance as it is spoken (its audio, then the events that end it):
-   * a streaming recogniser's SegmentTranscripts, or UtteranceSoFar for one that cannot stream.
-   */
-  tap?: SpeechTap | undefined;
+  /** A streaming recogniser that decodes each utterance while it is spoken; none: turns transcribe whole. */
+  transcripts?: SegmentTranscripts | undefined;
   /** Keypad digits arrived (a phone call): told before the machine hears them as a text turn. */
   onDigits?: ((digits: string) => void) | undefined;
   /** Every caller frame, as it arrives (the session's recording). */
@@ -39,11 +37,6 @@ function recordedInput(transport: MediaTransport, onFrame: ((frame: AudioFrame) 
   });
 }
 
-export interface SpeechTap {
-  audio(samples: Int16Array): void;
-  heard(event: HeardEvent): void;
-}
-
 /** How keypad digits reach the LLM or webhook: as the user's words. */
 export const keypadText = (digits: string): string => `keypad: ${digits}`;
 
@@ -54,13 +47,13 @@ export const keypadText = (digits: string): string => `keypad: ${digits}`;
  * when the session ends.
  */
 export function sessionInput(transport: MediaTransport, options: SessionInputOptions): Observable<SessionEvent> {
-  const speech = options.tap;
-  const listening = speech === undefined ? options : { ...options, onSpeechAudio: speech.audio };
+  const { transcripts } = options;
+  const listening = transcripts === undefined ? options : { ...options, onSpeechAudio: transcripts.audio };
   const { onFrame } = options;
   const audio$ = recordedInput(transport, onFrame);
   const heard = listen(audio$, listening).pipe(
     // before the machine hears of it: a segment's stream is finished when its turn asks for it
-    tap((event) => speech?.heard(event)),
+    tap((event) => transcripts?.heard(event)),
     mergeMap((event): Observable<SessionEvent> => {
       if (event.type === 'speech_onset') return of({ type: 'SPEECH_ONSET' });
       if (event.type === 'speech_dismissed') return of({ type: 'SPEECH_DISMISSED' });

@@ -2,13 +2,13 @@ import {
   catchError,
   distinctUntilChanged,
   EMPTY,
-  exhaustMap,
   filter,
   interval,
   map,
   of,
   take,
   throwError,
+  timer,
   type Observable,
 } from 'rxjs';
 import type { Logger } from 'pino';
@@ -20,7 +20,6 @@ import { StageFailure } from '../pipeline/reply/stage-failure.js';
 import type { EndOfTurnModel } from '../pipeline/turn/end-of-turn-model.js';
 import type { ServerEvent } from './transport/messages.js';
 import type { SegmentTranscripts } from './segment-transcripts.js';
-import type { UtteranceSoFar } from './utterance-so-far.js';
 import type { MediaTransport } from './transport/media-transport.js';
 import type { VoiceSessionDeps } from './voice-session-deps.js';
 
@@ -73,48 +72,33 @@ export function overheardEvents(
 
 /** How often a streaming recogniser's hypothesis is read while the user talks over the agent. */
 export const partialEveryMs = 50;
-/** How often the audio so far is transcribed instead, when the STT cannot stream (one call at a time). */
-export const checkpointEveryMs = 500;
-
-/** Where what the user has said so far comes from: a streaming hypothesis, or the audio so far to transcribe. */
-export type SaidSoFar =
-  { partial: () => string } | { samples: () => Int16Array; transcribe: (audio: Int16Array) => Observable<string> };
+/**
+ * Without one (an STT that cannot stream), how long speech over the agent must go on without a
+ * pause to interrupt it: longer than an acknowledgement lasts (a slow "mm-hmm": ~1.1 s).
+ */
+export const longSpeechMs = 1_500;
 
 /**
- * What the user has said so far while talking over the agent (OVERHEARING), each time it changes,
- * until the machine stops listening for it: a streaming recogniser's hypothesis, read every
- * `partialEveryMs`; else the audio so far, transcribed every `checkpointEveryMs` (an STT call
- * each). A checkpoint whose transcription fails (already recorded as an error) is skipped: the
- * transcript at the end of the speech still decides.
+ * What is known of the speech over the agent while it goes on, until the machine stops listening
+ * for it: a streaming recogniser's hypothesis so far (`partial`), read every `partialEveryMs` and
+ * sent (OVERHEARING) each time it changes; without one (null), only that it has gone on for
+ * `longSpeechMs` (LONG_SPEECH): no words to read, and no STT call spent on speech still going on.
  */
-export function overhearingEvents(soFar: SaidSoFar): Observable<SessionEvent> {
-  const said =
-    'partial' in soFar
-      ? interval(partialEveryMs).pipe(map(() => soFar.partial()))
-      : interval(checkpointEveryMs).pipe(
-          exhaustMap(() => {
-            const audio = soFar.samples();
-            if (audio.length === 0) return EMPTY;
-            return soFar.transcribe(audio).pipe(
-              take(1),
-              catchError((err: unknown) => (err instanceof StageFailure ? EMPTY : throwError(() => err))),
-            );
-          }),
-        );
-  return said.pipe(
-    map((text) => text.trim()),
+export function overhearingEvents(partial: (() => string) | null): Observable<SessionEvent> {
+  if (partial === null) return timer(longSpeechMs).pipe(map((): SessionEvent => ({ type: 'LONG_SPEECH' })));
+  return interval(partialEveryMs).pipe(
+    map(() => partial().trim()),
     distinctUntilChanged(),
     filter((text) => text !== ''),
-    map((partial): SessionEvent => ({ type: 'OVERHEARING', partial })),
+    map((text): SessionEvent => ({ type: 'OVERHEARING', partial: text })),
   );
 }
 
 /** What the machine's checks on the user's speech read. */
 export interface CheckSources {
   stages: Pick<ReplyStages, 'transcribe'>;
-  /** A streaming recogniser's transcripts, when the STT streams; else the audio so far. */
+  /** A streaming recogniser's transcripts, when the STT streams. */
   transcripts: SegmentTranscripts | undefined;
-  soFar: UtteranceSoFar | undefined;
   deps: Pick<VoiceSessionDeps, 'endOfTurn' | 'logger'>;
   /** Where the client is told (a `turn_failed` error). */
   transport: Pick<MediaTransport, 'send'>;
@@ -122,22 +106,10 @@ export interface CheckSources {
   logged: (events: Observable<SessionEvent>) => Observable<SessionEvent>;
 }
 
-/** Where a session hears what the user has said so far: its streaming transcripts, else its audio so far. */
-export function saidSoFar({
-  stages,
-  transcripts,
-  soFar,
-}: Pick<CheckSources, 'stages' | 'transcripts' | 'soFar'>): SaidSoFar | null {
-  if (transcripts !== undefined) return { partial: () => transcripts.partial };
-  if (soFar !== undefined)
-    return { samples: () => soFar.samples(), transcribe: (audio: Int16Array) => stages.transcribe(audio) };
-  return null;
-}
-
 /** The machine's `endOfTurn`, `overhear` and `overhearing` actors on a session's sources. */
 export function checkActors(s: CheckSources) {
-  const { stages } = s;
-  const sayingSoFar = saidSoFar(s);
+  const { stages, transcripts } = s;
+  const partial = transcripts === undefined ? null : () => transcripts.partial;
   return {
     endOfTurn: fromEventObservable<SessionEvent, AudioCheckInput>(({ input }) =>
       s.logged(endOfTurnEvents(s.deps.endOfTurn, input.audio, s.deps.logger)),
@@ -145,8 +117,6 @@ export function checkActors(s: CheckSources) {
     overhear: fromEventObservable<SessionEvent, AudioCheckInput>(({ input }) =>
       s.logged(overheardEvents(stages, input.audio, input.startMs, (m) => s.transport.send(m))),
     ),
-    overhearing: fromEventObservable<SessionEvent, void>(() =>
-      sayingSoFar === null ? EMPTY : s.logged(overhearingEvents(sayingSoFar)),
-    ),
+    overhearing: fromEventObservable<SessionEvent, void>(() => s.logged(overhearingEvents(partial))),
   };
 }

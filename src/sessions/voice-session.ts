@@ -23,7 +23,6 @@ import type { VoiceSessionDeps } from './voice-session-deps.js';
 import type { PipelineSettings } from '../agents/pipeline-settings.js';
 import { voiceStages } from './voice-stages.js';
 import { checkActors } from './voice-checks.js';
-import { UtteranceSoFar } from './utterance-so-far.js';
 import { turnEvents, type TurnGraph } from './voice-turn.js';
 import type { RecordingWriter } from '../recordings/recording-writer.js';
 import { openRecording } from '../recordings/recordings.js';
@@ -107,8 +106,6 @@ export class VoiceSession {
       logger: deps.logger,
       sessionId: session.id,
     });
-    // an STT that cannot stream hears speech over the agent at checkpoints of its audio so far
-    const soFar = transcripts === undefined ? new UtteranceSoFar() : undefined;
     const recording = (this.recording = openRecording(deps, agent, session, {
       callerRate: transport.inputSampleRate,
       agentRate: transport.outputSampleRate,
@@ -162,10 +159,10 @@ export class VoiceSession {
               stats: this.intake,
               now,
               onOverrun: (reason) => this.overrun(reason),
-              tap: transcripts ?? soFar,
+              transcripts,
               onDigits: (digits) => this.keypad(digits),
               onFrame: recording === null ? undefined : (frame) => recording.callerFrame(frame),
-            }).pipe(finalize(() => (transcripts ?? soFar)?.close())),
+            }).pipe(finalize(() => transcripts?.close())),
           ),
         ),
         speak: fromEventObservable<SessionEvent, SpeakInput>(({ input }) =>
@@ -174,7 +171,7 @@ export class VoiceSession {
         reply: fromEventObservable<SessionEvent, ReplyInput>(({ input }) =>
           this.logged(turnEvents(graph, input.turn, input.input, input.confirmed)),
         ),
-        ...checkActors({ deps, stages: graph.stages, transcripts, soFar, transport, logged: (e) => this.logged(e) }),
+        ...checkActors({ deps, stages: graph.stages, transcripts, transport, logged: (e) => this.logged(e) }),
         act: fromPromise<ActOutput, CallAction>(({ input }) =>
           performCallAction(input, { agent, sessionId: session.id, transport, store: deps.store, logger: deps.logger }),
         ),

@@ -65,7 +65,9 @@ describe('barge-in on a person talking over the agent', () => {
     console.log(`interrupted ${interruptedAtMs} ms into ${Math.round(speechMs)} ms of speech`);
     expect(interruptedAtMs).not.toBeNull();
     expect(interruptedAtMs!).toBeLessThan(speechMs);
-    expect(flow(client)).toEqual(['playback_paused', 'interrupted']);
+    // paused at the onset (a breath before it may pause and resume first), then interrupted once
+    expect(flow(client).slice(-2)).toEqual(['playback_paused', 'interrupted']);
+    expect(flow(client).filter((t) => t === 'interrupted')).toHaveLength(1);
     expect(client.eventsOf('interrupted')[0]!.turn).toBe(1);
     // the next turn is the whole sentence, from its first word
     const sent = bed.transcripts(sessionId);

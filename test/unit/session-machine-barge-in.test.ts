@@ -13,8 +13,9 @@ import {
 
 /**
  * Barge-in decided while the user is still talking over the agent: the `overhearing` actor sends
- * the recogniser's hypothesis so far (OVERHEARING), and real words interrupt before the speech
- * ends; the rest still waits for the transcript at its end (session-machine.test.ts).
+ * the recogniser's hypothesis so far (OVERHEARING), or without one that the speech goes on long
+ * (LONG_SPEECH), and real words interrupt before the speech ends; the rest still waits for the
+ * transcript at its end (session-machine.test.ts).
  */
 
 const input: SessionMachineInput = {
@@ -195,6 +196,26 @@ describe('barge-in while the user is still talking', () => {
       '+overhearing',
       '-overhearing',
     ]);
+  });
+
+  it('without a hypothesis (an STT that cannot stream), speech that goes on long interrupts; all of it is the next turn', () => {
+    const m = talkingOver();
+    m.clock.increment(1_500);
+    m.actor.send({ type: 'LONG_SPEECH' });
+    expect(m.kinds()).toEqual(['turn_started', 'playback_paused', 'interrupted']);
+    expect(m.state()).toBe('{"active":"userSpeaking"}');
+    m.actor.send(segment(2_000, 2_500));
+    expect(m.log.reply[1]).toMatchObject({ turn: 2, input: { startMs: 2_000, durationMs: 2_500 } });
+  });
+
+  it('long speech still waits for interruption_min_speech_ms when that is longer', () => {
+    const m = talkingOver({ interruptionMinSpeechMs: 2_000 });
+    m.clock.increment(1_500);
+    m.actor.send({ type: 'LONG_SPEECH' });
+    expect(m.kinds()).toEqual(['turn_started', 'playback_paused']);
+    m.actor.send(segment(2_000, 1_700));
+    m.actor.send({ type: 'OVERHEARD', text: 'hmm' });
+    expect(m.kinds()).toEqual(['turn_started', 'playback_paused', 'playback_resumed']);
   });
 
   it('speech over the greeting interrupts it mid-speech too; the speech is turn 1', () => {
