@@ -118,12 +118,13 @@ export class BargeInLine {
       });
       const actor = createActor(machine, {
         input: sessionMachineInput(agent),
-        // the words each decision was made on: a hypothesis so far (… at the end) or a transcript
+        // the words each decision was made on: a hypothesis so far (… at the end), a transcript, or none
         inspect: (e) => {
           if (e.type !== '@xstate.event') return;
           const event = e.event as SessionEvent;
           if (event.type === 'OVERHEARING') words = `${event.partial}…`;
           if (event.type === 'OVERHEARD') words = event.text;
+          if (event.type === 'LONG_SPEECH') words = null;
         },
       });
       for (const type of ['playback_paused', 'playback_resumed', 'interrupted'] as const)

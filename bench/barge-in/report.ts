@@ -90,7 +90,7 @@ export function renderMarkdown(r: BargeInReport): string {
   );
   const cell = (o: RuleOutcome) =>
     o.interrupted_ms !== null
-      ? `interrupted ${ms(o.interrupted_ms)} on "${o.on ?? ''}"`
+      ? `interrupted ${ms(o.interrupted_ms)}${o.on === null ? '' : ` on "${o.on}"`}`
       : o.resumed
         ? 'resumed'
         : o.paused

@@ -14,7 +14,7 @@ import { mostlyLetters, wordsOutside } from './phrases.js';
  * Why three: a streaming recogniser's hypothesis of an acknowledgement or a hum wanders on its way
  * to the final words (on a phone line pocketsphinx hears "got it" as "got to…", a slow "hmm" as
  * "age limit…"). In the barge-in bench (bench/README.md), two words decided ~300 ms sooner on
- * recorded callers (600 against 920 ms p50) but interrupted 2 of 43 synthetic acknowledgements
+ * recorded callers (600 against 880 ms p50) but interrupted 1–2 of 43 synthetic acknowledgements
  * that the final transcript let resume; three, none.
  */
 
