@@ -1,3 +1,4 @@
+import { interruptsSoFar } from './turn-words/barge-in.js';
 import { endpointingWaitMs } from './turn-words/endpointing.js';
 import { isBackchannel, mostlyLetters, saysAny } from './turn-words/phrases.js';
 import { joinSegments } from './turn-words/utterance.js';
@@ -112,8 +113,10 @@ export function endOfTurnLikely(context: SessionContext, event: SessionEvent): b
   return event.type === 'END_OF_TURN' && event.probability >= context.turnTaking.smartTurnThreshold;
 }
 
+/** The speech over the agent says a stop word: in its transcript, or in its hypothesis so far. */
 export function saysStop(context: SessionContext, event: SessionEvent): boolean {
-  return event.type === 'OVERHEARD' && saysAny(event.text, context.turnTaking.stopWords);
+  const text = event.type === 'OVERHEARD' ? event.text : event.type === 'OVERHEARING' ? event.partial : '';
+  return saysAny(text, context.turnTaking.stopWords);
 }
 
 /**
@@ -128,6 +131,23 @@ export function realInterruption(context: SessionContext, event: SessionEvent): 
     !isBackchannel(event.text, context.turnTaking.backchannelWords) &&
     !mostlyLetters(event.text)
   );
+}
+
+/** The speech over the agent, still going on, has lasted long enough and says enough (turn-words/barge-in.ts). */
+export function realInterruptionSoFar(context: SessionContext, event: SessionEvent): boolean {
+  return (
+    event.type === 'OVERHEARING' &&
+    context.overlapLongEnough &&
+    interruptsSoFar(event.partial, context.turnTaking.backchannelWords)
+  );
+}
+
+/**
+ * Interrupted while the user still talks: the segments heard so far (before a short pause) are
+ * held, so the one that ends the speech is joined to them: the next turn is all of it.
+ */
+export function holdOverheard(context: SessionContext): Update {
+  return { held: context.overheard, overheard: null };
 }
 
 function turnInput(event: Extract<SessionEvent, { type: 'SPEECH_END' } | { type: 'TEXT' }>): TurnInput {

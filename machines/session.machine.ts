@@ -17,6 +17,8 @@ import { talkedOver } from './talked-over.js';
  *   webhook until the turn is confirmed (`turn_started`); if the user goes on, it is dropped.
  * - `endOfTurn`: the end-of-turn model's verdict on a tentative turn (END_OF_TURN), if one is loaded.
  * - `overhear`: transcribes speech heard over the agent (OVERHEARD), to tell a barge-in from "uh-huh".
+ * - `overhearing`: while that speech goes on, the recogniser's hypothesis so far (OVERHEARING), or
+ *   without one that it goes on long (LONG_SPEECH), so real words interrupt before the user stops.
  * Leaving the state that invoked an actor unsubscribes its graph; each stage's teardown aborts its
  * HTTP call or flushes its audio. That is barge-in, and the decision to do it lives here alone.
  * An error in a graph (a bug, not a provider failure) ends the session with reason `error`.
@@ -54,6 +56,7 @@ export const sessionMachine = setup({
     ),
     endOfTurn: fromEventObservable<SessionEvent, AudioCheckInput>(() => EMPTY),
     overhear: fromEventObservable<SessionEvent, AudioCheckInput>(() => EMPTY),
+    overhearing: fromEventObservable<SessionEvent, void>(() => EMPTY),
   },
   delays: {
     idleTimeout: ({ context }) => context.idleTimeoutMs,
@@ -73,6 +76,9 @@ export const sessionMachine = setup({
     /** Speech over the agent that lasted long enough and says more than an acknowledgement. */
     realInterruption: ({ context, event }) => update.realInterruption(context, event),
     hasOverheard: ({ context }) => context.overheard !== null,
+    /** Speech over the agent, still going on, that lasted long enough and says enough words so far. */
+    realInterruptionSoFar: ({ context, event }) => update.realInterruptionSoFar(context, event),
+    longEnough: ({ context }) => context.overlapLongEnough,
   },
   actions: {
     startTurn: assign(({ context, event }) => update.startTurn(context, event)),
@@ -102,6 +108,7 @@ export const sessionMachine = setup({
     startOverlap: assign({ overheard: null, overlapLongEnough: false }),
     overlapLongEnough: assign({ overlapLongEnough: true }),
     forgetOverheard: assign({ overheard: null }),
+    holdOverheard: assign(({ context }) => update.holdOverheard(context)),
   },
 }).createMachine({
   id: 'session',

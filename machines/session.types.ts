@@ -101,6 +101,10 @@ export type SessionEvent =
   | { type: 'TRANSCRIBED'; text: string; at: number; complete?: boolean }
   | { type: 'END_OF_TURN'; probability: number }
   | { type: 'OVERHEARD'; text: string }
+  /** The recogniser's hypothesis so far of the speech over the agent, sent while it is spoken. */
+  | { type: 'OVERHEARING'; partial: string }
+  /** Speech over the agent has gone on long without a pause (an STT without a hypothesis so far). */
+  | { type: 'LONG_SPEECH' }
   | { type: 'AUDIO_STARTED' }
   | { type: 'SPEAK_DONE' }
   | { type: 'REPLY_DONE' }

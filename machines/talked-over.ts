@@ -5,8 +5,12 @@ import type { SessionContext } from './session.types.js';
  * talks over it, as two states for the speaking state that holds them: `playing` pauses playback
  * on the first window that may be speech (`speech_onset`), and `paused` lets the words decide. It
  * is a barge-in if the speech says a stop word, or lasts `interruption_min_speech_ms` and is not an
- * acknowledgement; otherwise (a click, a cough, "uh-huh") playback resumes where it paused. Only
- * names of the machine's actions, guards and delays appear here (session.machine.ts defines them).
+ * acknowledgement; otherwise (a click, a cough, "uh-huh") playback resumes where it paused. While
+ * the user talks, the recogniser's hypothesis so far decides as soon as it says enough
+ * (turn-words/barge-in.ts), or without one speech that goes on long; the rest waits for the
+ * transcript of the speech once it ends. Only
+ * names of the machine's actions, guards, actors and delays appear here (session.machine.ts
+ * defines them).
  *
  * @param playing the id of the `playing` state these states go back to, e.g.
  *   `#session.active.turn.speaking.playing`
@@ -27,7 +31,14 @@ export function talkedOver(playing: string) {
         states: {
           talking: {
             after: { interruptionMinSpeech: { actions: 'overlapLongEnough' } },
+            invoke: { src: 'overhearing' },
             on: {
+              // Interrupted mid-speech: the user goes on talking, and all of it is the next turn.
+              OVERHEARING: [
+                { guard: 'saysStop', target: '#session.active.interrupted', actions: 'holdOverheard' },
+                { guard: 'realInterruptionSoFar', target: '#session.active.interrupted', actions: 'holdOverheard' },
+              ],
+              LONG_SPEECH: { guard: 'longEnough', target: '#session.active.interrupted', actions: 'holdOverheard' },
               SPEECH_END: { target: 'checking', actions: 'overhear' },
               // The onset did not last `min_speech`: not speech.
               SPEECH_DISMISSED: { target: playing, actions: 'resumePlayback' },

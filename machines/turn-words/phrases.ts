@@ -44,6 +44,19 @@ export function saysAny(text: string, phrases: readonly string[]): boolean {
     .some((p) => words.some((_, at) => startsWith(words, at, p)));
 }
 
+/** The words of `text` outside every occurrence of `phrases`: "okay so got it now" less "okay", "got it" → ["so", "now"]. */
+export function wordsOutside(text: string, phrases: readonly string[]): string[] {
+  const words = wordsOf(text);
+  const known = phrases.map(wordsOf).filter((p) => p.length > 0);
+  const out: string[] = [];
+  for (let at = 0; at < words.length;) {
+    const phrase = known.find((p) => startsWith(words, at, p));
+    if (phrase === undefined) out.push(words[at++]!);
+    else at += phrase.length;
+  }
+  return out;
+}
+
 function startsWith(words: readonly string[], at: number, phrase: readonly string[]): boolean {
   return phrase.every((w, i) => words[at + i] === w);
 }

@@ -56,6 +56,14 @@ export class SegmentTranscripts {
     this.#stream?.write(samples);
   };
 
+  /**
+   * The recogniser's hypothesis so far of the possible utterance being spoken: '' before its first
+   * word, between utterances, or when it is not streamed (no decoder was free, or the stream gave up).
+   */
+  get partial(): string {
+    return this.#stream?.healthy === true ? this.#stream.partial : '';
+  }
+
   /** The microphone graph's events: a dismissed onset drops the stream, the end of a segment finishes it. */
   heard(event: HeardEvent): void {
     if (event.type === 'speech_dismissed') this.#drop();

@@ -1,14 +1,29 @@
-import { catchError, EMPTY, map, of, take, throwError, type Observable } from 'rxjs';
+import {
+  catchError,
+  distinctUntilChanged,
+  EMPTY,
+  filter,
+  interval,
+  map,
+  of,
+  take,
+  throwError,
+  timer,
+  type Observable,
+} from 'rxjs';
 import type { Logger } from 'pino';
-import type { SessionEvent } from '../../machines/session.machine.js';
+import { fromEventObservable } from 'xstate';
+import type { AudioCheckInput, SessionEvent } from '../../machines/session.machine.js';
 import { abortable } from '../pipeline/reply/abortable.js';
 import type { ReplyStages } from '../pipeline/reply/reply.js';
 import { StageFailure } from '../pipeline/reply/stage-failure.js';
 import type { EndOfTurnModel } from '../pipeline/turn/end-of-turn-model.js';
 import { StatementEnd } from '../pipeline/turn/statement-end.js';
 import type { StoredAgent } from '../records/agent.js';
-import type { VoiceSessionDeps } from './voice-session-deps.js';
 import type { ServerEvent } from './transport/messages.js';
+import type { SegmentTranscripts } from './segment-transcripts.js';
+import type { MediaTransport } from './transport/media-transport.js';
+import type { VoiceSessionDeps } from './voice-session-deps.js';
 
 /**
  * The end-of-turn model's verdict on a tentative turn (END_OF_TURN), or nothing without a model.
@@ -55,6 +70,57 @@ export function overheardEvents(
       return of<SessionEvent>({ type: 'OVERHEARD', text: '' });
     }),
   );
+}
+
+/** How often a streaming recogniser's hypothesis is read while the user talks over the agent. */
+export const partialEveryMs = 50;
+/**
+ * Without one (an STT that cannot stream), how long speech over the agent must go on without a
+ * pause to interrupt it: longer than an acknowledgement lasts (a slow "mm-hmm": ~1.1 s).
+ */
+export const longSpeechMs = 1_500;
+
+/**
+ * What is known of the speech over the agent while it goes on, until the machine stops listening
+ * for it: a streaming recogniser's hypothesis so far (`partial`), read every `partialEveryMs` and
+ * sent (OVERHEARING) each time it changes; without one (null), only that it has gone on for
+ * `longSpeechMs` (LONG_SPEECH): no words to read, and no STT call spent on speech still going on.
+ */
+export function overhearingEvents(partial: (() => string) | null): Observable<SessionEvent> {
+  if (partial === null) return timer(longSpeechMs).pipe(map((): SessionEvent => ({ type: 'LONG_SPEECH' })));
+  return interval(partialEveryMs).pipe(
+    map(() => partial().trim()),
+    distinctUntilChanged(),
+    filter((text) => text !== ''),
+    map((text): SessionEvent => ({ type: 'OVERHEARING', partial: text })),
+  );
+}
+
+/** What the machine's checks on the user's speech read. */
+export interface CheckSources {
+  stages: Pick<ReplyStages, 'transcribe'>;
+  /** A streaming recogniser's transcripts, when the STT streams. */
+  transcripts: SegmentTranscripts | undefined;
+  deps: Pick<VoiceSessionDeps, 'endOfTurn' | 'logger'>;
+  /** Where the client is told (a `turn_failed` error). */
+  transport: Pick<MediaTransport, 'send'>;
+  /** Delivers an actor's events in the session's scope. */
+  logged: (events: Observable<SessionEvent>) => Observable<SessionEvent>;
+}
+
+/** The machine's `endOfTurn`, `overhear` and `overhearing` actors on a session's sources. */
+export function checkActors(s: CheckSources) {
+  const { stages, transcripts } = s;
+  const partial = transcripts === undefined ? null : () => transcripts.partial;
+  return {
+    endOfTurn: fromEventObservable<SessionEvent, AudioCheckInput>(({ input }) =>
+      s.logged(endOfTurnEvents(s.deps.endOfTurn, input.audio, s.deps.logger)),
+    ),
+    overhear: fromEventObservable<SessionEvent, AudioCheckInput>(({ input }) =>
+      s.logged(overheardEvents(stages, input.audio, input.startMs, (m) => s.transport.send(m))),
+    ),
+    overhearing: fromEventObservable<SessionEvent, void>(() => s.logged(overhearingEvents(partial))),
+  };
 }
 
 /**

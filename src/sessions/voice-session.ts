@@ -3,7 +3,6 @@ import { createActor, fromEventObservable, fromPromise } from 'xstate';
 import {
   sessionMachine,
   type ActOutput,
-  type AudioCheckInput,
   type CallAction,
   type EndReason,
   type ReplyInput,
@@ -23,7 +22,7 @@ import { sessionInput } from './session-input.js';
 import type { VoiceSessionDeps } from './voice-session-deps.js';
 import type { PipelineSettings } from '../agents/pipeline-settings.js';
 import { voiceStages } from './voice-stages.js';
-import { endOfTurnEvents, overheardEvents, statementEnds } from './voice-checks.js';
+import { checkActors, statementEnds } from './voice-checks.js';
 import { turnEvents, type TurnGraph } from './voice-turn.js';
 import type { RecordingWriter } from '../recordings/recording-writer.js';
 import { openRecording } from '../recordings/recordings.js';
@@ -173,12 +172,7 @@ export class VoiceSession {
         reply: fromEventObservable<SessionEvent, ReplyInput>(({ input }) =>
           this.logged(turnEvents(graph, input.turn, input.input, input.confirmed)),
         ),
-        endOfTurn: fromEventObservable<SessionEvent, AudioCheckInput>(({ input }) =>
-          this.logged(endOfTurnEvents(deps.endOfTurn, input.audio, deps.logger)),
-        ),
-        overhear: fromEventObservable<SessionEvent, AudioCheckInput>(({ input }) =>
-          this.logged(overheardEvents(graph.stages, input.audio, input.startMs, (m) => transport.send(m))),
-        ),
+        ...checkActors({ deps, stages: graph.stages, transcripts, transport, logged: (e) => this.logged(e) }),
         act: fromPromise<ActOutput, CallAction>(({ input }) =>
           performCallAction(input, { agent, sessionId: session.id, transport, store: deps.store, logger: deps.logger }),
         ),

@@ -95,12 +95,13 @@ export interface RealSpeechBed {
   /** A passthrough agent on a pocketsphinx preset with `tts`, `settings` on top. */
   agent(tts: TtsSettings, settings?: Record<string, unknown>): Promise<{ id: string; agent_token: string }>;
   /**
-   * A WebSocket voice session (16 kHz both ways) whose webhook calls `answer` answers with the
-   * n-th transcript (0-based) of this session.
+   * A WebSocket voice session (16 kHz both ways, or `sampleRate`) whose webhook calls `answer`
+   * answers with the n-th transcript (0-based) of this session.
    */
   connect(
     agent: { agent_token: string },
     answer: (transcript: string, n: number) => string,
+    sampleRate?: number,
   ): Promise<{ client: VoiceClient; sessionId: string }>;
   /** The transcripts the webhook received for a session, in order. */
   transcripts(sessionId: string): string[];
@@ -169,7 +170,7 @@ export function realSpeechBed(): RealSpeechBed {
       expect(agent.status).toBe(201);
       return agent.body as { id: string; agent_token: string };
     },
-    async connect(agent, answer) {
+    async connect(agent, answer, sampleRate = rate) {
       const res = await p!.request('POST', '/sdk/v1/session', {
         apiKey: null,
         body: { agent_token: agent.agent_token, user_id: 'caller', transport: 'websocket' },
@@ -177,7 +178,7 @@ export function realSpeechBed(): RealSpeechBed {
       expect(res.status).toBe(201);
       const sessionId = res.body.session_id as string;
       answers.set(sessionId, answer);
-      const client = await VoiceClient.connect(res.body.connection_url, res.body.connection_token);
+      const client = await VoiceClient.connect(res.body.connection_url, res.body.connection_token, sampleRate);
       clients.push(client);
       await client.untilEvent('ready');
       return { client, sessionId };

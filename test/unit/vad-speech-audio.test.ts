@@ -85,7 +85,9 @@ function countingStt(free: number, phrasesOnly = false): StreamingSttProvider & 
       free--;
       let fed = 0;
       return {
-        partial: '',
+        get partial() {
+          return fed === 0 ? '' : `heard ${fed}`;
+        },
         healthy: true,
         write: (samples) => void (fed += samples.length),
         finish: () => {
@@ -124,6 +126,20 @@ describe('segment transcripts', () => {
     expect(await t.transcript(new Int16Array(8000), 1000)).toBe('fed 512');
     expect(await t.transcript(new Int16Array(17_600), 1000)).toBe('fed 512 fed 1024');
     expect(t.transcript(new Int16Array(8000), 900)).toBeNull(); // not a segment start: transcribe whole
+  });
+
+  it("reads the recogniser's hypothesis of the utterance being spoken; none between utterances or unstreamed", () => {
+    const t = new SegmentTranscripts(countingStt(0), request, logger);
+    t.audio(new Int16Array(512));
+    expect(t.partial).toBe(''); // no decoder was free
+    t.heard(end(1000, 512));
+    const streamed = new SegmentTranscripts(countingStt(1), request, logger);
+    expect(streamed.partial).toBe('');
+    streamed.audio(new Int16Array(512));
+    streamed.audio(new Int16Array(512));
+    expect(streamed.partial).toBe('heard 1024');
+    streamed.heard(end(1000, 1024));
+    expect(streamed.partial).toBe('');
   });
 
   it('a dismissed onset drops its stream; a segment with no free decoder is transcribed whole', async () => {

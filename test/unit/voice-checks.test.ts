@@ -1,8 +1,10 @@
-import { firstValueFrom, throwError, toArray } from 'rxjs';
+import { firstValueFrom, throwError, toArray, type Observable } from 'rxjs';
+import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 import { StageFailure } from '../../src/pipeline/reply/stage-failure.js';
+import type { SessionEvent } from '../../machines/session.machine.js';
 import type { ServerEvent } from '../../src/sessions/transport/messages.js';
-import { overheardEvents } from '../../src/sessions/voice-checks.js';
+import { longSpeechMs, overhearingEvents, overheardEvents, partialEveryMs } from '../../src/sessions/voice-checks.js';
 
 describe('speech over the agent whose transcription fails', () => {
   it('counts as nothing said (playback resumes) and tells the user with a turn_failed error', async () => {
@@ -27,5 +29,37 @@ describe('speech over the agent whose transcription fails', () => {
     await expect(
       firstValueFrom(overheardEvents({ transcribe: () => throwError(() => bug) }, new Int16Array(160))),
     ).rejects.toBe(bug);
+  });
+});
+
+describe('what is known of the speech over the agent while it goes on', () => {
+  /** The events of `events` until `untilMs`, each with its virtual time. */
+  function timed(events: () => Observable<SessionEvent>, untilMs: number) {
+    const out: [number, SessionEvent][] = [];
+    const scheduler = new TestScheduler((a, b) => expect(a).toEqual(b));
+    scheduler.run(() => {
+      const subscription = events().subscribe((e) => out.push([scheduler.now(), e]));
+      scheduler.schedule(() => subscription.unsubscribe(), untilMs);
+    });
+    return out;
+  }
+  const heard = (partial: string) => ({ type: 'OVERHEARING', partial });
+
+  it("a streaming recogniser's hypothesis is read every partialEveryMs and sent when it changes (OVERHEARING)", () => {
+    const hypotheses = ['', 'what', 'what', ' what about ', 'what about', '', 'what about it'];
+    let read = 0;
+    const events = timed(() => overhearingEvents(() => hypotheses[read++] ?? 'what about it'), 600);
+    expect(partialEveryMs).toBe(50);
+    expect(events).toEqual([
+      [100, heard('what')],
+      [200, heard('what about')],
+      [350, heard('what about it')],
+    ]);
+  });
+
+  it('without one, only that it has gone on longSpeechMs (LONG_SPEECH), once', () => {
+    expect(timed(() => overhearingEvents(null), 5_000)).toEqual([[longSpeechMs, { type: 'LONG_SPEECH' }]]);
+    expect(longSpeechMs).toBe(1_500);
+    expect(timed(() => overhearingEvents(null), longSpeechMs - 1)).toEqual([]); // a pause came first
   });
 });

@@ -1,0 +1,116 @@
+/**
+ * Barge-in benchmark: how soon a caller talking over the agent interrupts it, before and after the
+ * hypothesis so far decides (machines/turn-words/barge-in.ts), in one run on the same audio. Each
+ * clip of the corpus (barge-in/corpus.ts: people's recorded voices, synthetic acknowledgements and
+ * noise bursts, 8 kHz) is spoken at real-time pace into one line (barge-in/line.ts: the real VAD,
+ * pocketsphinx streaming) heard by four session machines: the rule before (the transcript at the
+ * end of the speech decides), the new one, the new one with two words instead of three, and what a
+ * session does whose STT cannot stream (speech that goes on 1.5 s without a pause interrupts).
+ *
+ *   node --import tsx bench/barge-in.ts                 # ~6 min; writes bench/results/barge-in.{json,md}
+ *   BARGE_BENCH_QUICK=1 node --import tsx bench/barge-in.ts   # ~1.5 min
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { SileroVad } from '../src/pipeline/vad/silero-vad.js';
+import { PocketsphinxStt } from '../src/providers/pocketsphinx/pocketsphinx-stt.js';
+import { buildCorpus, corpusRate, type Clip } from './barge-in/corpus.js';
+import {
+  renderMarkdown,
+  summarizeRule,
+  type BargeInReport,
+  type ClipResult,
+  type RuleOutcome,
+} from './barge-in/report.js';
+import { BargeInLine, type Decisions, type Rule } from './barge-in/line.js';
+import { isMain } from './lib/is-main.js';
+import { machineInfo, writeResults } from './lib/report.js';
+
+const frameMs = 20;
+const frame = (corpusRate * frameMs) / 1000;
+/** Silence before the clip (the agent has been talking a while) and after it (the decision, the resume). */
+const leadMs = 600;
+const tailMs = 2_500;
+const rules: Rule[] = ['final', 'partial', 'partial-2', 'duration'];
+
+async function runClip(clip: Clip, vad: SileroVad, stt: PocketsphinxStt): Promise<ClipResult> {
+  const line = new BargeInLine(vad, stt, rules);
+  const lead = (leadMs * corpusRate) / 1000;
+  const audio = new Int16Array(lead + clip.samples.length + (tailMs * corpusRate) / 1000);
+  audio.set(clip.samples, lead);
+  const start = performance.now();
+  for (let at = 0, k = 1; at < audio.length; at += frame, k++) {
+    line.feed(audio.subarray(at, at + frame));
+    const wait = start + k * frameMs - performance.now();
+    if (wait > 0) await sleep(wait);
+  }
+  line.close();
+  const speechMs = (clip.samples.length * 1000) / corpusRate;
+  const outcome = (decided: Decisions): RuleOutcome => {
+    const at = (type: string) => decided.find((d) => d.type === type)?.atMs ?? null;
+    const interrupted = at('interrupted');
+    const on = decided.find((d) => d.type === 'interrupted')?.on ?? null;
+    return {
+      paused: at('playback_paused') !== null,
+      resumed: at('playback_resumed') !== null,
+      interrupted_ms: interrupted === null ? null : interrupted - leadMs,
+      before_speech_end: interrupted !== null && interrupted < leadMs + speechMs,
+      on,
+    };
+  };
+  return {
+    clip: clip.name,
+    kind: clip.kind,
+    speech_ms: Math.round(speechMs),
+    rules: Object.fromEntries(rules.map((rule) => [rule, outcome(line.decided.get(rule)!)])) as ClipResult['rules'],
+  };
+}
+
+export async function main(quick: boolean): Promise<BargeInReport> {
+  const startedAt = new Date().toISOString();
+  const machine = machineInfo();
+  const corpus = await buildCorpus(quick);
+  // the lead and tail are digital zeros: the VAD's silence floor would skip the model there (as in turn-taking)
+  const vad = await SileroVad.load({ silenceFloorDbfs: 'off' });
+  const stt = new PocketsphinxStt({ decoders: 4, threads: 2 });
+  try {
+    await stt.warm({ capturedRate: corpusRate });
+    const clips: ClipResult[] = [];
+    for (const [i, clip] of corpus.entries()) {
+      const result = await runClip(clip, vad, stt);
+      clips.push(result);
+      const show = (r: RuleOutcome) =>
+        r.interrupted_ms !== null ? `interrupted ${r.interrupted_ms} ms` : r.resumed ? 'resumed' : '—';
+      console.log(
+        `barge-in ${i + 1}/${corpus.length} ${clip.name}: before ${show(result.rules.final)}, after ${show(result.rules.partial)}, two words ${show(result.rules['partial-2'])}, duration ${show(result.rules.duration)}`,
+      );
+    }
+    const report: BargeInReport = {
+      bench: 'barge-in',
+      started_at: startedAt,
+      machine,
+      load_avg_1m_at_end: machineInfo().load_avg_1m,
+      quick,
+      rules: rules.map((rule) => summarizeRule(rule, clips)),
+      new_false_interruptions: Object.fromEntries(
+        rules.map((rule) => [
+          rule,
+          clips
+            .filter((c) => c.kind === 'acknowledgement')
+            .filter((c) => c.rules[rule].interrupted_ms !== null && c.rules.final.interrupted_ms === null)
+            .map((c) => c.clip),
+        ]),
+      ) as Record<Rule, string[]>,
+      clips,
+    };
+    const markdown = renderMarkdown(report);
+    const paths = await writeResults('barge-in', report, markdown);
+    console.log(markdown);
+    console.log(`\nwrote ${paths.json} and ${paths.markdown}`);
+    return report;
+  } finally {
+    await stt.close();
+    await vad.close();
+  }
+}
+
+if (isMain(import.meta.url)) await main(process.env['BARGE_BENCH_QUICK'] === '1');

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { interruptsSoFar, sayingWords } from '../../machines/turn-words/barge-in.js';
+import { wordsOutside } from '../../machines/turn-words/phrases.js';
+import { defaultTurnTakingSettings } from '../../src/records/turn-taking.js';
+
+const acknowledgements = defaultTurnTakingSettings.backchannel_words;
+
+describe('words outside phrases', () => {
+  it('drops every whole occurrence of the phrases, case, punctuation and hyphens ignored', () => {
+    expect(wordsOutside('Okay, so got it now.', ['okay', 'got it'])).toEqual(['so', 'now']);
+    expect(wordsOutside('Uh-huh, got to go', ['uh-huh', 'got it'])).toEqual(['got', 'to', 'go']);
+    expect(wordsOutside('', ['okay'])).toEqual([]);
+  });
+});
+
+describe('barge-in on the hypothesis so far', () => {
+  it.each([
+    // three words that say something interrupt
+    ['what about the price', true],
+    ['i want to know', true],
+    ['okay so what about', true],
+    ["i'm afraid i don't", true],
+    ['thank you for your', true],
+    ['no no no', true],
+    // fewer wait for more (the transcript at the end of the speech still decides)
+    ['okay', false],
+    ['okay so', false],
+    ['okay so what', false],
+    ['uh huh okay yeah', false],
+    ['the party', false],
+    ['and and made', false],
+    ['i see yeah right', false],
+    // a hum a recogniser writes as letters
+    ['an m h and m', false],
+    ['m m h m a', false],
+    ['', false],
+  ])('"%s" → %s', (partial, interrupts) => {
+    expect(interruptsSoFar(partial, acknowledgements)).toBe(interrupts);
+  });
+
+  it('acknowledgements, fillers, single letters and a/an/the/and say nothing', () => {
+    expect(sayingWords('Um, okay, the A train and I see, got it', acknowledgements)).toEqual(['train']);
+  });
+});
