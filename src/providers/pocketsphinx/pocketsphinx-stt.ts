@@ -2,9 +2,11 @@ import type { Logger } from 'pino';
 import { ProviderError } from '../provider-error.js';
 import type { StreamingSttProvider, SttRequest, SttStream, SttStreamRequest } from '../stt.js';
 import { bandOf } from './sphinx-band.js';
+import { phraseBoost } from './sphinx-boost.js';
 import { phraseGrammar } from './sphinx-grammar.js';
 import { defaultPocketsphinxOptions, type PocketsphinxOptions } from './sphinx-options.js';
 import { SphinxPool } from './sphinx-pool.js';
+import type { SphinxSearch } from './sphinx-protocol.js';
 import { SphinxStream } from './sphinx-stream.js';
 
 const rate = 16_000;
@@ -50,7 +52,7 @@ export class PocketsphinxStt implements StreamingSttProvider {
     const worker = this.#pool.tryAcquire();
     if (worker === null) return null;
     const maxLag = Math.round((this.options.maxLagMs * rate) / 1000);
-    const opened = { grammar: phraseGrammar(request.phrases), band: bandOf(request.capturedRate) };
+    const opened = { search: this.#search(request.phrases), band: bandOf(request.capturedRate) };
     return new SphinxStream(this.#pool, worker, opened, maxLag, this.#logger);
   }
 
@@ -63,7 +65,7 @@ export class PocketsphinxStt implements StreamingSttProvider {
       const samples = request.audio.slice();
       const { text } = await worker.client.call(
         'transcribe',
-        { samples, grammar: phraseGrammar(request.phrases), band: bandOf(request.capturedRate) },
+        { samples, search: this.#search(request.phrases), band: bandOf(request.capturedRate) },
         { signal: request.signal, transfer: [samples.buffer] },
       );
       return text;
@@ -74,6 +76,12 @@ export class PocketsphinxStt implements StreamingSttProvider {
 
   close(): Promise<void> {
     return this.#pool.close();
+  }
+
+  #search(phrases: readonly string[] | undefined): SphinxSearch {
+    if (this.options.phraseSearch === 'grammar') return phraseGrammar(phrases);
+    const boost = phraseBoost(phrases, this.options.boostWeight);
+    return boost === null ? null : { kind: 'boost', ...boost };
   }
 
   #check(request: Pick<SttRequest, 'sampleRate' | 'language'>): void {

@@ -4,10 +4,12 @@
  * here blocks that thread, never the event loop.
  */
 import koffi from 'koffi';
+import { buildBoostSearch } from './sphinx-boost-search.js';
+import type { SphinxSearch } from './sphinx-protocol.js';
 
 type Pointer = unknown;
 
-interface SphinxCalls {
+export interface SphinxCalls {
   psArgs: () => Pointer;
   parseConfig: (inout: Pointer, defn: Pointer, argc: number, argv: string[], strict: number) => Pointer;
   freeConfig: (config: Pointer) => number;
@@ -20,6 +22,19 @@ interface SphinxCalls {
   setJsgfString: (ps: Pointer, name: string, jsgf: string) => number;
   setSearch: (ps: Pointer, name: string) => number;
   getSearch: (ps: Pointer) => string | null;
+  // vocabulary boosting (sphinx-boost-search.ts): the dictionary, n-gram searches, sphinxbase's models
+  lookupWord: (ps: Pointer, word: string) => Pointer;
+  addWord: (ps: Pointer, word: string, phones: string, update: number) => number;
+  getLm: (ps: Pointer, name: string) => Pointer;
+  setLm: (ps: Pointer, name: string, lm: Pointer) => number;
+  unsetSearch: (ps: Pointer, name: string) => number;
+  getConfig: (ps: Pointer) => Pointer;
+  getLogmath: (ps: Pointer) => Pointer;
+  lmRead: (config: Pointer, path: string, type: number, logmath: Pointer) => Pointer;
+  lmSetInit: (config: Pointer, models: Pointer[], names: string[], weights: number[], n: number) => Pointer;
+  lmSetLookup: (set: Pointer, name: string) => Pointer;
+  lmFree: (model: Pointer) => number;
+  ckdFree: (pointer: Pointer) => void;
 }
 
 /** Library file names (sonames) of the Debian packages; override with PARLEY_POCKETSPHINX_LIBRARY. */
@@ -45,17 +60,34 @@ export function sphinxLibrary(libraries = defaultLibraries): SphinxCalls {
     setJsgfString: ps.func('int ps_set_jsgf_string(void *ps, const char *name, const char *jsgf)'),
     setSearch: ps.func('int ps_set_search(void *ps, const char *name)'),
     getSearch: ps.func('const char *ps_get_search(void *ps)'),
+    lookupWord: ps.func('void *ps_lookup_word(void *ps, const char *word)'),
+    addWord: ps.func('int ps_add_word(void *ps, const char *word, const char *phones, int update)'),
+    getLm: ps.func('void *ps_get_lm(void *ps, const char *name)'),
+    setLm: ps.func('int ps_set_lm(void *ps, const char *name, void *lm)'),
+    unsetSearch: ps.func('int ps_unset_search(void *ps, const char *name)'),
+    getConfig: ps.func('void *ps_get_config(void *ps)'),
+    getLogmath: ps.func('void *ps_get_logmath(void *ps)'),
+    lmRead: sb.func('void *ngram_model_read(void *config, const char *path, int type, void *lmath)'),
+    lmSetInit: sb.func(
+      'void *ngram_model_set_init(void *config, void **models, const char **names, const float *weights, int32_t n)',
+    ),
+    lmSetLookup: sb.func('void *ngram_model_set_lookup(void *set, const char *name)'),
+    lmFree: sb.func('int ngram_model_free(void *model)'),
+    ckdFree: sb.func('void ckd_free(void *pointer)'),
   };
   return loaded;
 }
+
+/** Searches a decoder keeps built besides its default one (grammars, boosts); the least used goes first. */
+const keptSearches = 8;
 
 /** One decoder: its own search state over the model files (each loads its own copy, ~40 MB). */
 export class SphinxDecoder {
   readonly #calls: SphinxCalls;
   #ps: Pointer;
   readonly #defaultSearch: string;
-  /** Grammar searches this decoder has built, by name. */
-  readonly #grammars = new Set<string>();
+  /** Searches this decoder has built, by name, least recently used first. */
+  readonly #searches = new Set<string>();
   #inUtterance = false;
   readonly #score = [0];
 
@@ -72,24 +104,38 @@ export class SphinxDecoder {
   }
 
   /**
-   * Starts an utterance with the language model (`grammar` null) or with a JSGF grammar built once
-   * per decoder under `name`. Throws when the grammar does not compile (a word not in the dictionary).
+   * Starts an utterance with the language model (`search` null), the model boosted towards the
+   * expected phrases, or a JSGF grammar of them; each search is built once per decoder under its
+   * name. Throws when a grammar does not compile (a word not in the dictionary) or sphinxbase
+   * refuses a boost.
    */
-  start(grammar: { name: string; jsgf: string } | null): void {
+  start(search: SphinxSearch): void {
     const ps = this.#live();
     if (this.#inUtterance) this.#calls.endUtt(ps);
-    let search = this.#defaultSearch;
-    if (grammar !== null) {
-      if (!this.#grammars.has(grammar.name)) {
-        if (this.#calls.setJsgfString(ps, grammar.name, grammar.jsgf) < 0)
-          throw new Error('the expected phrases do not compile into a grammar (a word is not in the dictionary?)');
-        this.#grammars.add(grammar.name);
-      }
-      search = grammar.name;
-    }
-    if (this.#calls.setSearch(ps, search) < 0) throw new Error(`pocketsphinx has no search ${search}`);
+    const name = search === null ? this.#defaultSearch : search.name;
+    if (search !== null) this.#build(ps, search);
+    if (this.#calls.setSearch(ps, name) < 0) throw new Error(`pocketsphinx has no search ${name}`);
     if (this.#calls.startUtt(ps) < 0) throw new Error('pocketsphinx could not start an utterance');
     this.#inUtterance = true;
+  }
+
+  /** Builds `search` unless built already; keeps the last `keptSearches` used. */
+  #build(ps: Pointer, search: NonNullable<SphinxSearch>): void {
+    if (this.#searches.delete(search.name)) {
+      this.#searches.add(search.name);
+      return;
+    }
+    if (search.kind === 'grammar') {
+      if (this.#calls.setJsgfString(ps, search.name, search.jsgf) < 0)
+        throw new Error('the expected phrases do not compile into a grammar (a word is not in the dictionary?)');
+    } else {
+      buildBoostSearch(this.#calls, ps, search, this.#defaultSearch);
+    }
+    this.#searches.add(search.name);
+    if (this.#searches.size <= keptSearches) return;
+    const oldest = this.#searches.values().next().value!;
+    this.#searches.delete(oldest);
+    this.#calls.unsetSearch(ps, oldest);
   }
 
   /** Decodes samples (16 kHz PCM16) now; returns the current best hypothesis. */
