@@ -22,8 +22,6 @@ const label = 'pocketsphinx';
  */
 export class PocketsphinxStt implements StreamingSttProvider {
   readonly label = label;
-  /** With `phrases` it decodes a grammar: only those phrases can be heard. */
-  readonly phrasesOnly = true;
   readonly options: PocketsphinxOptions;
   readonly #pool: SphinxPool;
   readonly #logger: Logger | undefined;
@@ -32,6 +30,14 @@ export class PocketsphinxStt implements StreamingSttProvider {
     this.options = { ...defaultPocketsphinxOptions, ...options };
     this.#pool = new SphinxPool(this.options);
     this.#logger = logger;
+  }
+
+  /**
+   * Whether `phrases` are a grammar (`phraseSearch` 'grammar': only those phrases can be heard)
+   * rather than a boost of the language model (any words can still be heard).
+   */
+  get phrasesOnly(): boolean {
+    return this.options.phraseSearch === 'grammar';
   }
 
   /** Decoders serving an utterance now. */

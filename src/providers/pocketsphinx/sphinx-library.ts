@@ -4,7 +4,7 @@
  * here blocks that thread, never the event loop.
  */
 import koffi from 'koffi';
-import { buildBoostSearch } from './sphinx-boost-search.js';
+import { PhraseBoosting } from './sphinx-boost-search.js';
 import type { SphinxSearch } from './sphinx-protocol.js';
 
 type Pointer = unknown;
@@ -22,18 +22,24 @@ export interface SphinxCalls {
   setJsgfString: (ps: Pointer, name: string, jsgf: string) => number;
   setSearch: (ps: Pointer, name: string) => number;
   getSearch: (ps: Pointer) => string | null;
-  // vocabulary boosting (sphinx-boost-search.ts): the dictionary, n-gram searches, sphinxbase's models
+  // vocabulary boosting (sphinx-boost-search.ts): the dictionary, the n-gram search, sphinxbase's models
   lookupWord: (ps: Pointer, word: string) => Pointer;
   addWord: (ps: Pointer, word: string, phones: string, update: number) => number;
   getLm: (ps: Pointer, name: string) => Pointer;
   setLm: (ps: Pointer, name: string, lm: Pointer) => number;
-  unsetSearch: (ps: Pointer, name: string) => number;
   getConfig: (ps: Pointer) => Pointer;
   getLogmath: (ps: Pointer) => Pointer;
   lmRead: (config: Pointer, path: string, type: number, logmath: Pointer) => Pointer;
+  lmFree: (model: Pointer) => number;
+  lmWid: (model: Pointer, word: string) => number;
+  lmUnknownWid: (model: Pointer) => number;
+  lmAddWord: (model: Pointer, word: string, weight: number) => number;
   lmSetInit: (config: Pointer, models: Pointer[], names: string[], weights: number[], n: number) => Pointer;
   lmSetLookup: (set: Pointer, name: string) => Pointer;
-  lmFree: (model: Pointer) => number;
+  lmSetAdd: (set: Pointer, model: Pointer, name: string, weight: number, reuseWidmap: number) => Pointer;
+  lmSetRemove: (set: Pointer, name: string, reuseWidmap: number) => Pointer;
+  lmSetInterp: (set: Pointer, names: string[], weights: number[]) => Pointer;
+  lmSetSelect: (set: Pointer, name: string) => Pointer;
   ckdFree: (pointer: Pointer) => void;
 }
 
@@ -64,30 +70,35 @@ export function sphinxLibrary(libraries = defaultLibraries): SphinxCalls {
     addWord: ps.func('int ps_add_word(void *ps, const char *word, const char *phones, int update)'),
     getLm: ps.func('void *ps_get_lm(void *ps, const char *name)'),
     setLm: ps.func('int ps_set_lm(void *ps, const char *name, void *lm)'),
-    unsetSearch: ps.func('int ps_unset_search(void *ps, const char *name)'),
     getConfig: ps.func('void *ps_get_config(void *ps)'),
     getLogmath: ps.func('void *ps_get_logmath(void *ps)'),
     lmRead: sb.func('void *ngram_model_read(void *config, const char *path, int type, void *lmath)'),
+    lmFree: sb.func('int ngram_model_free(void *model)'),
+    lmWid: sb.func('int32_t ngram_wid(void *model, const char *word)'),
+    lmUnknownWid: sb.func('int32_t ngram_unknown_wid(void *model)'),
+    lmAddWord: sb.func('int32_t ngram_model_add_word(void *model, const char *word, float weight)'),
     lmSetInit: sb.func(
       'void *ngram_model_set_init(void *config, void **models, const char **names, const float *weights, int32_t n)',
     ),
     lmSetLookup: sb.func('void *ngram_model_set_lookup(void *set, const char *name)'),
-    lmFree: sb.func('int ngram_model_free(void *model)'),
+    lmSetAdd: sb.func('void *ngram_model_set_add(void *set, void *model, const char *name, float weight, int reuse)'),
+    lmSetRemove: sb.func('void *ngram_model_set_remove(void *set, const char *name, int reuse)'),
+    lmSetInterp: sb.func('void *ngram_model_set_interp(void *set, const char **names, const float *weights)'),
+    lmSetSelect: sb.func('void *ngram_model_set_select(void *set, const char *name)'),
     ckdFree: sb.func('void ckd_free(void *pointer)'),
   };
   return loaded;
 }
-
-/** Searches a decoder keeps built besides its default one (grammars, boosts); the least used goes first. */
-const keptSearches = 8;
 
 /** One decoder: its own search state over the model files (each loads its own copy, ~40 MB). */
 export class SphinxDecoder {
   readonly #calls: SphinxCalls;
   #ps: Pointer;
   readonly #defaultSearch: string;
-  /** Searches this decoder has built, by name, least recently used first. */
-  readonly #searches = new Set<string>();
+  /** Grammar searches this decoder has built, by name. */
+  readonly #grammars = new Set<string>();
+  /** The default search's boost towards an agent's phrases. */
+  readonly #boosting: PhraseBoosting;
   #inUtterance = false;
   readonly #score = [0];
 
@@ -101,41 +112,34 @@ export class SphinxDecoder {
     if (ps === null) throw new Error('pocketsphinx could not load its model (see PARLEY_POCKETSPHINX_MODEL_DIR)');
     this.#ps = ps;
     this.#defaultSearch = this.#calls.getSearch(ps) ?? '_default';
+    this.#boosting = new PhraseBoosting(this.#calls, ps, this.#defaultSearch);
   }
 
   /**
    * Starts an utterance with the language model (`search` null), the model boosted towards the
-   * expected phrases, or a JSGF grammar of them; each search is built once per decoder under its
-   * name. Throws when a grammar does not compile (a word not in the dictionary) or sphinxbase
-   * refuses a boost.
+   * expected phrases, or a JSGF grammar of them (built once per decoder under its name). Throws
+   * when a grammar does not compile (a word not in the dictionary) or sphinxbase refuses a boost.
+   * Returns the boost's words that could not be pronounced (left out of it).
    */
-  start(search: SphinxSearch): void {
+  start(search: SphinxSearch): string[] {
     const ps = this.#live();
     if (this.#inUtterance) this.#calls.endUtt(ps);
-    const name = search === null ? this.#defaultSearch : search.name;
-    if (search !== null) this.#build(ps, search);
+    let name = this.#defaultSearch;
+    let skipped: string[] = [];
+    if (search?.kind === 'grammar') {
+      if (!this.#grammars.has(search.name)) {
+        if (this.#calls.setJsgfString(ps, search.name, search.jsgf) < 0)
+          throw new Error('the expected phrases do not compile into a grammar (a word is not in the dictionary?)');
+        this.#grammars.add(search.name);
+      }
+      name = search.name;
+    } else {
+      skipped = this.#boosting.use(search);
+    }
     if (this.#calls.setSearch(ps, name) < 0) throw new Error(`pocketsphinx has no search ${name}`);
     if (this.#calls.startUtt(ps) < 0) throw new Error('pocketsphinx could not start an utterance');
     this.#inUtterance = true;
-  }
-
-  /** Builds `search` unless built already; keeps the last `keptSearches` used. */
-  #build(ps: Pointer, search: NonNullable<SphinxSearch>): void {
-    if (this.#searches.delete(search.name)) {
-      this.#searches.add(search.name);
-      return;
-    }
-    if (search.kind === 'grammar') {
-      if (this.#calls.setJsgfString(ps, search.name, search.jsgf) < 0)
-        throw new Error('the expected phrases do not compile into a grammar (a word is not in the dictionary?)');
-    } else {
-      buildBoostSearch(this.#calls, ps, search, this.#defaultSearch);
-    }
-    this.#searches.add(search.name);
-    if (this.#searches.size <= keptSearches) return;
-    const oldest = this.#searches.values().next().value!;
-    this.#searches.delete(oldest);
-    this.#calls.unsetSearch(ps, oldest);
+    return skipped;
   }
 
   /** Decodes samples (16 kHz PCM16) now; returns the current best hypothesis. */
