@@ -1,24 +1,27 @@
 /**
  * A decoder's language model boosted towards an agent's expected phrases (worker thread only:
  * every call here is FFI). On the first boost the decoder's default search is rebuilt over a
- * sphinxbase model set (`ngram_model_set_init`): the general model and the phrases' bigram model
- * (ARPA text, sphinx-boost.ts, read through a temporary file), mixed by linear interpolation.
- * Another agent's phrases replace the phrases' model in the set (`ngram_model_set_remove`/`_add`,
- * keeping the set's word map: milliseconds); an utterance without phrases selects the general
- * model alone. So a decoder holds one search whatever the number of agents: a search costs ~40 MB
- * and ~0.2 s to build.
+ * sphinxbase model set (`ngram_model_set_init`, linear interpolation): the general model, the
+ * phrases' bigram model (ARPA text, sphinx-boost.ts, read through a temporary file) and, with
+ * weight 0, a unigram model of every word earlier boosts brought that the general model lacks (so
+ * the set's vocabulary keeps them). Another agent's phrases replace the phrases' model in the set
+ * (`ngram_model_set_remove`/`_add`, keeping the set's word map: milliseconds); an utterance
+ * without phrases selects the general model alone. So a decoder holds one search whatever the
+ * number of agents: a search costs ~40 MB and ~0.2 s to build.
  *
  * Words of the phrases that the dictionary lacks are added with a guessed pronunciation
- * (sphinx-pronounce.ts), and words the general model lacks are added to it as its rarest words
- * (chance 1/N, as `ps_add_word` does); the default search is then rebuilt to know them. Added
- * words stay for the decoder's life, hearable (rarely) by any agent on it.
+ * (sphinx-pronounce.ts) once the search is over the set, and the search is rebuilt to know them;
+ * phrases with words the set's vocabulary lacks get a new set. The general model itself is never
+ * changed: Debian's sphinxbase (5prealpha) reads past its arrays when a word added to a trie model
+ * is the history of a longer n-gram (a segmentation fault, met here), and an added word would be
+ * hearable by every agent. Without a boost, added words cannot be heard.
  */
 import { unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { threadId } from 'node:worker_threads';
 import koffi from 'koffi';
-import type { SphinxBoost } from './sphinx-boost.js';
+import { vocabularyArpa, type SphinxBoost } from './sphinx-boost.js';
 import type { SphinxCalls } from './sphinx-library.js';
 import { pronounce } from './sphinx-pronounce.js';
 
@@ -28,7 +31,13 @@ type Pointer = unknown;
 const arpaType = 1;
 /** The name ngram_search gives the one model it wraps (ngram_search_init). */
 const wrapped = 'default';
-const names = ['general', 'phrases'];
+/**
+ * The set's models. A set's vocabulary points at its models' word strings, each word at the first
+ * model that has it: the vocabulary model (never removed) comes before the phrases' model, whose
+ * strings go when it is replaced.
+ */
+const names = ['general', 'vocabulary', 'phrases'];
+const weightsOf = (boost: SphinxBoost) => [1 - boost.weight, 0, boost.weight];
 let files = 0;
 
 export class PhraseBoosting {
@@ -37,10 +46,12 @@ export class PhraseBoosting {
   readonly #search: string;
   /** The general model (en-us.lm.bin), which the default search was built over. */
   readonly #general: Pointer;
-  /** The default search's model set (general, phrases) once built. */
+  /** The default search's model set once built. */
   #set: Pointer = null;
   /** The name of the boost whose phrases' model is in the set. */
   #current: string | null = null;
+  /** Words of earlier boosts that the general model lacks. */
+  readonly #vocabulary = new Set<string>();
 
   /** `search`: the decoder's default search, the one boosted. */
   constructor(calls: SphinxCalls, ps: Pointer, search: string) {
@@ -62,48 +73,62 @@ export class PhraseBoosting {
       if (this.#set !== null) calls.lmSetSelect(this.#set, 'general');
       return [];
     }
-    if (this.#general === null) throw new Error('pocketsphinx has no general language model to boost');
-    const { skipped, added } = this.#addWords(boost.words);
-    if (this.#set === null || added) {
-      // a set's vocabulary is fixed when it is made: new words need a new set, and a search that knows them
-      const phrases = this.#read(boost.arpa);
-      const weights = [1 - boost.weight, boost.weight];
-      const set = calls.lmSetInit(calls.getConfig(this.#ps), [this.#general, phrases], names, weights, 2);
-      calls.lmFree(phrases); // the set holds its own reference (none when it failed)
-      if (set === null) throw new Error('pocketsphinx could not mix the expected phrases into its language model');
-      const built = calls.setLm(this.#ps, this.#search, set); // the old search, and its set, are freed
-      calls.lmFree(set); // the search holds its own reference
-      if (built < 0) throw new Error('pocketsphinx could not build a search for the expected phrases');
-      this.#set = set;
-    } else if (this.#current !== boost.name) {
-      this.#swap(boost.arpa);
+    // the search is over a set before any word is added: ps_add_word then leaves the general model alone
+    if (this.#set === null) this.#install(this.#newSet(boost), true);
+    const { skipped, added } = this.#addToDictionary(boost.words);
+    const unknown = boost.words.some((w) => !skipped.includes(w) && !this.#knows(this.#set, w));
+    if (unknown) this.#install(this.#newSet(boost), true);
+    else {
+      if (this.#current !== boost.name) this.#swap(boost.arpa);
+      if (added) this.#install(this.#set, false); // a search knows the words the dictionary had when built
     }
     this.#current = boost.name;
-    calls.lmSetInterp(this.#set, names, [1 - boost.weight, boost.weight]);
+    calls.lmSetInterp(this.#set, names, weightsOf(boost));
     return skipped;
   }
 
-  /** Adds the words the dictionary or the general model lacks; `added`: the general model has new words. */
-  #addWords(words: readonly string[]): { skipped: string[]; added: boolean } {
+  /** A set of the general model, `boost`'s phrases and the vocabulary of every boost so far. */
+  #newSet(boost: SphinxBoost): Pointer {
     const calls = this.#calls;
+    if (this.#general === null) throw new Error('pocketsphinx has no general language model to boost');
+    for (const word of boost.words) if (!this.#knows(this.#general, word)) this.#vocabulary.add(word);
+    const phrases = this.#read(boost.arpa);
+    const vocabulary = this.#read(vocabularyArpa([...this.#vocabulary]));
+    const models = [this.#general, vocabulary, phrases];
+    const set = calls.lmSetInit(calls.getConfig(this.#ps), models, names, weightsOf(boost), 3);
+    calls.lmFree(phrases); // the set holds its own references (none when it failed)
+    calls.lmFree(vocabulary);
+    if (set === null) throw new Error('pocketsphinx could not mix the expected phrases into its language model');
+    this.#current = boost.name;
+    return set;
+  }
+
+  /** Rebuilds the default search over `set` (its old search and set are freed); `fresh`: ours to hand over. */
+  #install(set: Pointer, fresh: boolean): void {
+    const built = this.#calls.setLm(this.#ps, this.#search, set);
+    if (fresh) this.#calls.lmFree(set); // the search holds its own reference
+    if (built < 0) throw new Error('pocketsphinx could not build a search for the expected phrases');
+    this.#set = set;
+  }
+
+  /** Adds the words the dictionary lacks; `added`: some were. */
+  #addToDictionary(words: readonly string[]): { skipped: string[]; added: boolean } {
     const lookup = (w: string) => this.#phones(w);
     const skipped: string[] = [];
     let added = false;
     for (const word of words) {
-      if (lookup(word) === null) {
-        const phones = pronounce(word, lookup);
-        // update 0: the default search is rebuilt below (ps_add_word's own model update misses a set)
-        if (phones !== null) calls.addWord(this.#ps, word, phones, 0);
-        if (lookup(word) === null) {
-          skipped.push(word);
-          continue;
-        }
-      }
-      if (calls.lmWid(this.#general, word) !== calls.lmUnknownWid(this.#general)) continue;
-      if (calls.lmAddWord(this.#general, word, 1) < 0) skipped.push(word);
+      if (lookup(word) !== null) continue;
+      const phones = pronounce(word, lookup);
+      // update 0: the search is rebuilt afterwards, once
+      if (phones !== null) this.#calls.addWord(this.#ps, word, phones, 0);
+      if (lookup(word) === null) skipped.push(word);
       else added = true;
     }
     return { skipped, added };
+  }
+
+  #knows(model: Pointer, word: string): boolean {
+    return this.#calls.lmWid(model, word) !== this.#calls.lmUnknownWid(model);
   }
 
   /** The dictionary's phones for `word`, or null when it is not in the dictionary. */
@@ -117,17 +142,13 @@ export class PhraseBoosting {
     }
   }
 
-  /** The phrases' model, read from ARPA text through a temporary file. */
+  /** A model read from ARPA text through a temporary file. */
   #read(arpa: string): Pointer {
+    const calls = this.#calls;
     const path = join(tmpdir(), `parley-boost-${process.pid}-${threadId}-${++files}.arpa`);
     writeFileSync(path, arpa);
     try {
-      const model = this.#calls.lmRead(
-        this.#calls.getConfig(this.#ps),
-        path,
-        arpaType,
-        this.#calls.getLogmath(this.#ps),
-      );
+      const model = calls.lmRead(calls.getConfig(this.#ps), path, arpaType, calls.getLogmath(this.#ps));
       if (model === null) throw new Error('pocketsphinx could not read the expected phrases as a language model');
       return model;
     } finally {

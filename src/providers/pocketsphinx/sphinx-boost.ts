@@ -4,8 +4,9 @@ import { createHash } from 'node:crypto';
  * An agent's expected phrases as a boost for the recogniser's language model: the words and
  * phrases become a small bigram model (ARPA text) that a decoder interpolates with its general
  * one, so those words and phrases are far likelier than before while any other words can still
- * be heard. `name` names the decoder's search (built once per decoder); `words` are the phrases'
- * distinct words, which a decoder adds to its dictionary when missing (sphinx-pronounce.ts).
+ * be heard. `name` names the phrases' model (a decoder reads it again only when another boost was
+ * in between); `words` are the phrases' distinct words, which a decoder adds to its dictionary when
+ * missing (sphinx-pronounce.ts).
  */
 export interface SphinxBoost {
   name: string;
@@ -19,7 +20,7 @@ export interface SphinxBoost {
  * How the phrases' model is weighed against the general one (its interpolation weight). The two
  * are mixed after the language weight (`-lw` 6.5) is applied, so a phrase word's chance comes out
  * near its chance among the phrases times this weight to the power 1/6.5: 0.05 keeps ~63 % of it.
- * bench/stt-vocabulary.ts measured the weights around it.
+ * bench/stt/vocabulary.ts measured the weights around it.
  */
 export const boostWeight = 0.05;
 
@@ -84,6 +85,27 @@ export function phraseArpa(phrases: readonly string[][]): string {
     '',
     '\\2-grams:',
     ...bigrams,
+    '',
+    '\\end\\',
+    '',
+  ].join('\n');
+}
+
+/**
+ * A unigram model of `words` (ARPA text), each as likely as the others: what a decoder's model set
+ * carries, with weight 0, so its vocabulary keeps the words of earlier boosts (sphinx-boost-search.ts).
+ */
+export function vocabularyArpa(words: readonly string[]): string {
+  const sorted = [...new Set(words)].sort();
+  const p = log10(1 / (sorted.length + 1));
+  return [
+    '\\data\\',
+    `ngram 1=${sorted.length + 2}`,
+    '',
+    '\\1-grams:',
+    '-99.0000 <s>',
+    `${p} </s>`,
+    ...sorted.map((w) => `${p} ${w}`),
     '',
     '\\end\\',
     '',

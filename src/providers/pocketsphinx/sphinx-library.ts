@@ -33,7 +33,6 @@ export interface SphinxCalls {
   lmFree: (model: Pointer) => number;
   lmWid: (model: Pointer, word: string) => number;
   lmUnknownWid: (model: Pointer) => number;
-  lmAddWord: (model: Pointer, word: string, weight: number) => number;
   lmSetInit: (config: Pointer, models: Pointer[], names: string[], weights: number[], n: number) => Pointer;
   lmSetLookup: (set: Pointer, name: string) => Pointer;
   lmSetAdd: (set: Pointer, model: Pointer, name: string, weight: number, reuseWidmap: number) => Pointer;
@@ -76,7 +75,6 @@ export function sphinxLibrary(libraries = defaultLibraries): SphinxCalls {
     lmFree: sb.func('int ngram_model_free(void *model)'),
     lmWid: sb.func('int32_t ngram_wid(void *model, const char *word)'),
     lmUnknownWid: sb.func('int32_t ngram_unknown_wid(void *model)'),
-    lmAddWord: sb.func('int32_t ngram_model_add_word(void *model, const char *word, float weight)'),
     lmSetInit: sb.func(
       'void *ngram_model_set_init(void *config, void **models, const char **names, const float *weights, int32_t n)',
     ),
