@@ -96,12 +96,13 @@ async function hear(
   clips: readonly Clip[],
   phrases: readonly string[],
   options: Partial<PocketsphinxOptions> = {},
+  phrasesOnly = false,
 ): Promise<{ heard: string[]; cpuMs: number; audioS: number }> {
   const stt = new PocketsphinxStt({ decoders: 1, threads: 1, ...options });
   try {
     const { value, cpuMs } = await withCpu(async () => {
       const heard: string[] = [];
-      for (const c of clips) heard.push(await stt.transcribe({ ...request, ...c, phrases: [...phrases] }));
+      for (const c of clips) heard.push(await stt.transcribe({ ...request, ...c, phrases: [...phrases], phrasesOnly }));
       return heard;
     });
     return { heard: value, cpuMs, audioS: clips.reduce((s, c) => s + c.audio.length / 16_000, 0) };
@@ -142,12 +143,12 @@ async function menuRows(band: 'phone' | 'wide'): Promise<MenuRow[]> {
   const answers = spoken(menuPhrases).map(clip);
   const off = spoken(offMenuLines).map(clip);
   const rows: MenuRow[] = [];
-  for (const [setup, phrases, options] of [
-    ['no phrases', [], {}],
-    ['grammar', menuPhrases, { phraseSearch: 'grammar' }],
-    ['boost', menuPhrases, { phraseSearch: 'boost' }],
+  for (const [setup, phrases, phrasesOnly] of [
+    ['no phrases', [], false],
+    ['grammar (expected_phrases_only)', menuPhrases, true],
+    ['boost', menuPhrases, false],
   ] as const) {
-    const heard = (await hear([...answers, ...off], phrases, options)).heard;
+    const heard = (await hear([...answers, ...off], phrases, {}, phrasesOnly)).heard;
     const offHeard = heard.slice(answers.length);
     const exact = (a: string, b: string) => words(a).join(' ') === words(b).join(' ');
     rows.push({

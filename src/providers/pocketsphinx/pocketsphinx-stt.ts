@@ -18,7 +18,8 @@ const label = 'pocketsphinx';
  * opens a stream at the onset of speech and the decoder works through the utterance as it is
  * spoken, so the transcript is ready a few ms after the end of speech. A whole utterance can also
  * be transcribed at once (when no decoder was free at the onset, or for other callers). Phone
- * calls (`capturedRate` 8 kHz) get decoders of their own (sphinx-band.ts).
+ * calls (`capturedRate` 8 kHz) get decoders of their own (sphinx-band.ts). An agent's expected
+ * phrases boost the language model (sphinx-boost.ts), or with `phrasesOnly` are a grammar.
  */
 export class PocketsphinxStt implements StreamingSttProvider {
   readonly label = label;
@@ -32,13 +33,8 @@ export class PocketsphinxStt implements StreamingSttProvider {
     this.#logger = logger;
   }
 
-  /**
-   * Whether `phrases` are a grammar (`phraseSearch` 'grammar': only those phrases can be heard)
-   * rather than a boost of the language model (any words can still be heard).
-   */
-  get phrasesOnly(): boolean {
-    return this.options.phraseSearch === 'grammar';
-  }
+  /** A request's `phrasesOnly` makes its phrases a grammar: only those phrases can be heard. */
+  readonly phraseGrammar = true;
 
   /** Decoders serving an utterance now. */
   get busy(): number {
@@ -58,7 +54,7 @@ export class PocketsphinxStt implements StreamingSttProvider {
     const worker = this.#pool.tryAcquire();
     if (worker === null) return null;
     const maxLag = Math.round((this.options.maxLagMs * rate) / 1000);
-    const opened = { search: this.#search(request.phrases), band: bandOf(request.capturedRate) };
+    const opened = { search: this.#search(request), band: bandOf(request.capturedRate) };
     return new SphinxStream(this.#pool, worker, opened, maxLag, this.#logger);
   }
 
@@ -71,7 +67,7 @@ export class PocketsphinxStt implements StreamingSttProvider {
       const samples = request.audio.slice();
       const { text } = await worker.client.call(
         'transcribe',
-        { samples, search: this.#search(request.phrases), band: bandOf(request.capturedRate) },
+        { samples, search: this.#search(request), band: bandOf(request.capturedRate) },
         { signal: request.signal, transfer: [samples.buffer] },
       );
       return text;
@@ -84,8 +80,9 @@ export class PocketsphinxStt implements StreamingSttProvider {
     return this.#pool.close();
   }
 
-  #search(phrases: readonly string[] | undefined): SphinxSearch {
-    if (this.options.phraseSearch === 'grammar') return phraseGrammar(phrases);
+  /** The request's phrases as a grammar (`phrasesOnly`), as a boost of the language model, or none. */
+  #search({ phrases, phrasesOnly }: Pick<SttRequest, 'phrases' | 'phrasesOnly'>): SphinxSearch {
+    if (phrasesOnly === true) return phraseGrammar(phrases);
     const boost = phraseBoost(phrases, this.options.boostWeight);
     return boost === null ? null : { kind: 'boost', ...boost };
   }

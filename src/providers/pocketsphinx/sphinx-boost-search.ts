@@ -64,14 +64,14 @@ export class PhraseBoosting {
 
   /**
    * Prepares the default search for an utterance boosted towards `boost`, or for the general model
-   * alone (null). Returns the boost's words that could not be pronounced (left out). Throws when
-   * sphinxbase refuses a step.
+   * alone (null). Words it cannot pronounce are left out of the boost. Throws when sphinxbase
+   * refuses a step.
    */
-  use(boost: SphinxBoost | null): string[] {
+  use(boost: SphinxBoost | null): void {
     const calls = this.#calls;
     if (boost === null) {
       if (this.#set !== null) calls.lmSetSelect(this.#set, 'general');
-      return [];
+      return;
     }
     // the search is over a set before any word is added: ps_add_word then leaves the general model alone
     if (this.#set === null) this.#install(this.#newSet(boost), true);
@@ -84,7 +84,6 @@ export class PhraseBoosting {
     }
     this.#current = boost.name;
     calls.lmSetInterp(this.#set, names, weightsOf(boost));
-    return skipped;
   }
 
   /** A set of the general model, `boost`'s phrases and the vocabulary of every boost so far. */

@@ -117,13 +117,11 @@ export class SphinxDecoder {
    * Starts an utterance with the language model (`search` null), the model boosted towards the
    * expected phrases, or a JSGF grammar of them (built once per decoder under its name). Throws
    * when a grammar does not compile (a word not in the dictionary) or sphinxbase refuses a boost.
-   * Returns the boost's words that could not be pronounced (left out of it).
    */
-  start(search: SphinxSearch): string[] {
+  start(search: SphinxSearch): void {
     const ps = this.#live();
     if (this.#inUtterance) this.#calls.endUtt(ps);
     let name = this.#defaultSearch;
-    let skipped: string[] = [];
     if (search?.kind === 'grammar') {
       if (!this.#grammars.has(search.name)) {
         if (this.#calls.setJsgfString(ps, search.name, search.jsgf) < 0)
@@ -132,12 +130,11 @@ export class SphinxDecoder {
       }
       name = search.name;
     } else {
-      skipped = this.#boosting.use(search);
+      this.#boosting.use(search);
     }
     if (this.#calls.setSearch(ps, name) < 0) throw new Error(`pocketsphinx has no search ${name}`);
     if (this.#calls.startUtt(ps) < 0) throw new Error('pocketsphinx could not start an utterance');
     this.#inUtterance = true;
-    return skipped;
   }
 
   /** Decodes samples (16 kHz PCM16) now; returns the current best hypothesis. */

@@ -22,11 +22,6 @@ export interface PocketsphinxOptions {
    * the utterance is transcribed whole at its end (the decoders are behind real time).
    */
   maxLagMs: number;
-  /**
-   * What an agent's expected phrases do: `boost` makes them likelier in the language model, any
-   * words still heard; `grammar` hears those phrases alone.
-   */
-  phraseSearch: 'boost' | 'grammar';
   /** The boost's interpolation weight (sphinx-boost.ts `boostWeight`). */
   boostWeight: number;
   libraries: { pocketsphinx: string; sphinxbase: string };
@@ -38,7 +33,6 @@ export const defaultPocketsphinxOptions: PocketsphinxOptions = {
   threads: 2,
   bestpath: true,
   maxLagMs: 3_000,
-  phraseSearch: 'boost',
   boostWeight,
   libraries: defaultLibraries,
 };
