@@ -106,6 +106,19 @@ describe('expected phrases boost the recogniser: rare and new words, any words s
     }
   });
 
+  it("warming a session's recogniser builds its search too (a grammar that cannot compile says so then)", async () => {
+    const fresh = new PocketsphinxStt({ decoders: 1, threads: 1 });
+    try {
+      await expect(fresh.warm({ phrases: ['zzyzxq blorf'], phrasesOnly: true })).rejects.toThrow(/do not compile/);
+      await fresh.warm({ phrases: agentA });
+      expect(await fresh.transcribe({ ...wide, audio: fliteSay(lines[1]!.said, 'slt'), phrases: agentA })).toContain(
+        'zendesk',
+      );
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('a word with letters it cannot pronounce is left out of the boost; the rest still works', async () => {
     const audio = fliteSay(lines[1]!.said, 'slt');
     expect(await stt.transcribe({ ...wide, audio, phrases: ['zendesk', 'привет'] })).toContain('zendesk');

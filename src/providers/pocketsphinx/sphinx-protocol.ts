@@ -27,8 +27,11 @@ export interface SphinxGrammar {
 export type SphinxSearch = SphinxGrammar | ({ kind: 'boost' } & SphinxBoost) | null;
 
 export type SphinxProtocol = {
-  /** Builds one decoder for `band` (model load), so the first utterance does not wait for it. */
-  warm: { request: { band: SphinxBand }; reply: Record<string, never> };
+  /**
+   * Builds one decoder for `band` (model load) and, on an idle one, `search`, so the first
+   * utterance does not wait for them.
+   */
+  warm: { request: { band: SphinxBand; search: SphinxSearch }; reply: Record<string, never> };
   /** Takes a free decoder of `band` for `stream` and starts an utterance on it. */
   open: { request: { stream: number; search: SphinxSearch; band: SphinxBand }; reply: Record<string, never> };
   /** Decodes more of the utterance; replies with the hypothesis so far. */
