@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { boostWeight, phraseArpa, phraseBoost } from '../../src/providers/pocketsphinx/sphinx-boost.js';
+import { boostWeight, phraseArpa, phraseBoost, vocabularyArpa } from '../../src/providers/pocketsphinx/sphinx-boost.js';
 import { phraseGrammar } from '../../src/providers/pocketsphinx/sphinx-grammar.js';
 import { pronounce, spell } from '../../src/providers/pocketsphinx/sphinx-pronounce.js';
 
@@ -42,6 +42,18 @@ describe('expected phrases as a language-model boost', () => {
     expect(phraseBoost([])).toBeNull();
     expect(phraseBoost(['  '])).toBeNull();
     expect(phraseBoost(undefined)).toBeNull();
+  });
+
+  it("keeps a decoder's words in a unigram model, each as likely as the others", () => {
+    const arpa = vocabularyArpa(['zendesk', 'lipitor', 'zendesk']);
+    expect(arpa).toMatch(/^\\data\\\nngram 1=4\n\n\\1-grams:\n/);
+    expect(section(arpa, 1).map((u) => u[1])).toEqual(['<s>', '</s>', 'lipitor', 'zendesk']);
+    expect(
+      section(arpa, 1)
+        .filter((u) => u[1] !== '<s>')
+        .every((u) => u[0] === '-0.4771'),
+    ).toBe(true);
+    expect(vocabularyArpa([])).toContain('ngram 1=2\n');
   });
 
   it('the grammar is still there for those who want it', () => {
