@@ -10,7 +10,7 @@
  * Each setup decodes its prompts in name order on one decoder, so its cepstral mean follows the
  * line as in a long call; every decoder first hears `warmUp` prompts unmeasured.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PocketsphinxStt } from '../../src/providers/pocketsphinx/pocketsphinx-stt.js';
@@ -91,7 +91,9 @@ function nativeSetup(warm: AsteriskPrompt[]): Setup {
     hear: async (prompts) => {
       const hmm = modelFiles(defaultPocketsphinxOptions.modelDir).hmm;
       const argv = [...decoderArgv(defaultPocketsphinxOptions), '-samprate', '8000', '-nfft', '256'];
-      const decoder = new SphinxDecoder([...argv, '-featparams', nativeFeatParams(hmm)]);
+      const featParams = nativeFeatParams(hmm);
+      const decoder = new SphinxDecoder([...argv, '-featparams', featParams]);
+      unlinkSync(featParams); // read by the decoder as it starts
       const hear = (p: AsteriskPrompt) => {
         decoder.start(null);
         decoder.process(throughMulaw(p.audio));
