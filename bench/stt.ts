@@ -9,7 +9,13 @@
  * Audio: flite at 16 kHz, generated at run time (bench/stt/corpus.ts). Cost = process CPU time
  * (every thread: the decoders' and Whisper's workers run in this process) per second of audio.
  *
+ * Two more sections (issue 31): people's voices at phone rate (bench/stt/phone-rate.ts, Asterisk's
+ * recorded prompts) and the agent's expected phrases as a boost, a grammar or neither
+ * (bench/stt/vocabulary.ts); each writes its own results.
+ *
  *   node --import tsx bench/stt.ts      # writes bench/results/stt.{json,md}; STT_BENCH_PASSES=2
+ *   STT_BENCH_SECTIONS=phone-rate,vocabulary node --import tsx bench/stt.ts
+ *                                       # only those: bench/results/stt-phone-rate.*, stt-vocabulary.*
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
@@ -23,6 +29,9 @@ import { audioMs, buildSttCorpus, leadMs, tailMs, type Utterance } from './stt/c
 import { concurrentStreams, streamOne, warmDecoders, wholeOne, withCpu, type Sample } from './stt/engines.js';
 import { latency, renderSttMarkdown, wer, type ConcurrencyRow, type EngineRow, type SttReport } from './stt/report.js';
 import { testModelsDir } from '../test/support/test-models.js';
+import { phoneRateSection, renderPhoneRateMarkdown, type PhoneRateReport } from './stt/phone-rate.js';
+import { vocabularySection, type VocabularyReport } from './stt/vocabulary.js';
+import { renderVocabularyMarkdown } from './stt/vocabulary-report.js';
 
 export interface SttBenchOptions {
   /** Times the corpus is transcribed by each engine. */
@@ -195,8 +204,43 @@ async function concurrencyRow(
   }
 }
 
-/** `STT_BENCH_PASSES=1` for a shorter run. */
+/** People's voices at phone rate: bench/results/stt-phone-rate.{json,md}. */
+export async function phoneRate(): Promise<PhoneRateReport> {
+  const startedAt = new Date().toISOString();
+  const machine = machineInfo();
+  const report = await phoneRateSection();
+  const footer = `Machine: ${machine.cpu_count} × ${machine.cpu_model}, Node ${machine.node}, load ${machine.load_avg_1m} at start and ${machineInfo().load_avg_1m} at end; ${startedAt}.`;
+  const markdown = `${renderPhoneRateMarkdown(report)}\n\n${footer}`;
+  await writeResults(
+    'stt-phone-rate',
+    { bench: 'stt-phone-rate', started_at: startedAt, machine, ...report },
+    markdown,
+  );
+  console.log(markdown);
+  return report;
+}
+
+/** Expected phrases as a boost, a grammar or neither: bench/results/stt-vocabulary.{json,md}. */
+export async function vocabulary(): Promise<VocabularyReport> {
+  const startedAt = new Date().toISOString();
+  const machine = machineInfo();
+  const report = await vocabularySection();
+  const footer = `Machine: ${machine.cpu_count} × ${machine.cpu_model}, Node ${machine.node}, load ${machine.load_avg_1m} at start and ${machineInfo().load_avg_1m} at end; ${startedAt}.`;
+  const markdown = `${renderVocabularyMarkdown(report)}\n\n${footer}`;
+  await writeResults(
+    'stt-vocabulary',
+    { bench: 'stt-vocabulary', started_at: startedAt, machine, ...report },
+    markdown,
+  );
+  console.log(markdown);
+  return report;
+}
+
+/** `STT_BENCH_PASSES=1` for a shorter run; `STT_BENCH_SECTIONS=engines,phone-rate,vocabulary` (all by default). */
 if (isMain(import.meta.url)) {
+  const sections = (process.env['STT_BENCH_SECTIONS'] ?? 'engines,phone-rate,vocabulary').split(',');
   const passes = process.env['STT_BENCH_PASSES'];
-  await main(passes === undefined ? {} : { passes: Number(passes) });
+  if (sections.includes('engines')) await main(passes === undefined ? {} : { passes: Number(passes) });
+  if (sections.includes('phone-rate')) await phoneRate();
+  if (sections.includes('vocabulary')) await vocabulary();
 }

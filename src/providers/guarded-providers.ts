@@ -34,8 +34,8 @@ export function guardedStt(stt: SttProvider, limits: SpeechLimits): SttProvider 
     ).catch((err: unknown) => {
       throw asProviderError(stt.label, 'transcription', err, request.signal);
     });
-  // what the provider says of itself carries over (phrasesOnly: its phrases are a grammar)
-  const own = { label: stt.label, ...(stt.phrasesOnly === undefined ? {} : { phrasesOnly: stt.phrasesOnly }) };
+  // what the provider says of itself carries over (phraseGrammar: it can hear its phrases alone)
+  const own = { label: stt.label, ...(stt.phraseGrammar === undefined ? {} : { phraseGrammar: stt.phraseGrammar }) };
   if (!isStreaming(stt)) return { ...own, transcribe };
   const streaming: StreamingSttProvider = { ...own, transcribe, openStream: (r) => stt.openStream(r) };
   return streaming;

@@ -9,8 +9,16 @@ export interface SttRequest {
   model: string;
   /** Language hint (ISO 639-1) or null to let the model detect. */
   language: string | null;
-  /** Expected words and phrases (the agent's `expected_phrases`); providers without a use for them ignore them. */
+  /**
+   * Expected words and phrases (the agent's `expected_phrases`): made likelier where the provider
+   * can (pocketsphinx boosts its language model, openai sends them as the prompt), else ignored.
+   */
   phrases?: readonly string[] | undefined;
+  /**
+   * Hear only `phrases` (the agent's `expected_phrases_only`), where the provider can (its
+   * `phraseGrammar`); otherwise they are made likelier as above.
+   */
+  phrasesOnly?: boolean | undefined;
   /**
    * The rate the audio was captured at before it was resampled to `sampleRate` (a phone call: 8000),
    * for recognisers that normalise per channel (pocketsphinx); undefined: `sampleRate`.
@@ -21,11 +29,8 @@ export interface SttRequest {
 
 export interface SttProvider {
   readonly label: string;
-  /**
-   * True when `phrases` restrict what it can hear to those phrases (a grammar): an empty transcript
-   * may then be words outside them, which transcribing the audio again without phrases tells.
-   */
-  readonly phrasesOnly?: boolean;
+  /** True when a request's `phrasesOnly` makes its `phrases` a grammar (pocketsphinx). */
+  readonly phraseGrammar?: boolean;
   /** The transcript; '' when nothing intelligible was said. */
   transcribe(request: SttRequest): Promise<string>;
 }
@@ -56,6 +61,14 @@ export interface StreamingSttProvider extends SttProvider {
   openStream(request: SttStreamRequest): SttStream | null;
   /** Loads what a first stream like `request` needs (a decoder's model) ahead of it, so the first utterance does not wait. */
   warm?(request: SttStreamRequest): Promise<void>;
+}
+
+/**
+ * Whether `request` is heard as a grammar of its phrases: only those phrases can be heard, so an
+ * empty transcript may be words outside them, which transcribing the audio again without phrases tells.
+ */
+export function hearsPhrasesOnly(stt: SttProvider, request: Pick<SttRequest, 'phrases' | 'phrasesOnly'>): boolean {
+  return stt.phraseGrammar === true && request.phrasesOnly === true && (request.phrases?.length ?? 0) > 0;
 }
 
 export function isStreaming(provider: SttProvider): provider is StreamingSttProvider {

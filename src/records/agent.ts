@@ -19,6 +19,7 @@ export const defaultAgentSettings = {
   fallback_line: "Sorry, I can't answer right now.",
   language: 'en',
   expected_phrases: [] as string[],
+  expected_phrases_only: false,
   webhook_url: null as string | null,
   webhook_timeout_ms: 30_000,
   events_url: null as string | null,
@@ -84,8 +85,12 @@ export const agentSettingsShape = {
     .max(500)
     .meta({
       description:
-        'Voice: the words and phrases callers are expected to say. With STT `pocketsphinx` the recogniser then hears only these (a grammar: menu answers, commands, names; every word must be in its dictionary). With `deepgram` they are vocabulary hints (Nova-3 `keyterm`, older models `keywords`); with `openai-realtime` the transcription prompt. Empty: any words. Other STT providers ignore it.',
+        'Voice: the words and phrases callers are expected to say (names, products, menu answers). STT `pocketsphinx` makes them likelier in its language model, any other words still heard (words missing from its dictionary get a guessed pronunciation); `openai` and `openai-realtime` send them as the transcription prompt; `deepgram` as vocabulary hints (Nova-3 `keyterm`, older models `keywords`); `local-whisper` ignores them. Empty: none.',
     }),
+  expected_phrases_only: z.boolean().meta({
+    description:
+      'Voice, STT `pocketsphinx`: hear only the expected phrases (a grammar: a phone menu) instead of making them likelier. Menu answers are then heard more often, but anything else said is heard as the nearest phrase, or as nothing (every word must be in its dictionary). Other STT providers ignore it.',
+  }),
   webhook_url: httpUrlSchema
     .nullable()
     .meta({ description: 'Operator endpoint that answers each user turn in `passthrough` mode (POST, JSON).' }),
@@ -199,6 +204,7 @@ export const agentSchema = z
     fallback_line: z.string(),
     language: z.string(),
     expected_phrases: z.array(z.string()),
+    expected_phrases_only: z.boolean(),
     webhook_url: z.string().nullable(),
     has_webhook_api_key: z.boolean(),
     webhook_timeout_ms: z.number().int(),

@@ -4,6 +4,7 @@ import { ProviderError } from '../providers/provider-error.js';
 import type { PipelineSettings } from '../agents/pipeline-settings.js';
 import type { SpeechProviders } from '../providers/speech-providers.js';
 import {
+  hearsPhrasesOnly,
   isStreaming,
   type SttProvider,
   type StreamingSttProvider,
@@ -44,7 +45,7 @@ export class SegmentTranscripts {
 
   /** Whether the recogniser decodes the agent's expected phrases as a grammar. */
   get #grammar(): boolean {
-    return this.stt.phrasesOnly === true && (this.request.phrases?.length ?? 0) > 0;
+    return hearsPhrasesOnly(this.stt, this.request);
   }
 
   /** The VAD's audio of a possible utterance (a view, read now). */
@@ -132,7 +133,7 @@ export class SegmentTranscripts {
 export function streamingTranscripts(
   speech: SpeechProviders,
   stt: PipelineSettings['stt'],
-  heard: { phrases: string[]; capturedRate: number },
+  heard: { phrases: string[]; phrasesOnly: boolean; capturedRate: number },
   where: { logger: Logger; sessionId: string },
 ): SegmentTranscripts | undefined {
   let provider: SttProvider;

@@ -101,7 +101,8 @@ export class VoiceSession {
     /** The machine's decisions the graphs follow: the confirmed turn, and whether playback is paused. */
     const confirmations = new BehaviorSubject(0);
     const paused$ = new BehaviorSubject(false);
-    const heard = { phrases: agent.expected_phrases, capturedRate: transport.inputSampleRate };
+    const { expected_phrases: phrases, expected_phrases_only: phrasesOnly } = agent;
+    const heard = { phrases, phrasesOnly, capturedRate: transport.inputSampleRate };
     const transcripts = streamingTranscripts(deps.speech, settings.stt, heard, {
       logger: deps.logger,
       sessionId: session.id,

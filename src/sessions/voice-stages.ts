@@ -54,6 +54,7 @@ export function voiceStages(ctx: StageContext): ReplyStages {
             model: settings.stt.model,
             language: settings.stt.language,
             phrases: agent.expected_phrases,
+            phrasesOnly: agent.expected_phrases_only,
             capturedRate: ctx.inputRate,
             signal,
           }),
@@ -153,7 +154,14 @@ function noWordsCheck({ deps, agent, session, settings, inputRate }: StageContex
   const { model, language } = settings.stt;
   return {
     stt: guardedStt(deps.speech.stt(settings.stt), deps.limits ?? defaultSpeechLimits),
-    request: { sampleRate: 16_000, model, language, phrases: agent.expected_phrases, capturedRate: inputRate },
+    request: {
+      sampleRate: 16_000,
+      model,
+      language,
+      phrases: agent.expected_phrases,
+      phrasesOnly: agent.expected_phrases_only,
+      capturedRate: inputRate,
+    },
     logger: deps.logger,
     sessionId: session.id,
   };

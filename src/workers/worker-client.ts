@@ -119,6 +119,9 @@ export class WorkerClient<P extends RpcProtocol> {
     if (!alive) return;
     const exited = once(this.worker, 'exit', { signal: AbortSignal.timeout(graceMs) });
     this.worker.postMessage(exitRequest);
+    // held until it exits: the grace timer does not hold the process, so a script awaiting close()
+    // would otherwise end at this await (Node's exit code 13, a top-level await never settled)
+    this.worker.ref();
     try {
       await exited;
     } catch (err) {

@@ -68,6 +68,7 @@ async function freshAgent(expectedPhrases: string[]): Promise<{ api: AdminClient
       greeting: null,
       phone_numbers: [number],
       expected_phrases: expectedPhrases,
+      expected_phrases_only: expectedPhrases.length > 0, // a grammar: the phrase heard exactly
     },
   });
   expect(agent.status).toBe(201);

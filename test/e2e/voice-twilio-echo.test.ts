@@ -74,6 +74,7 @@ async function call(said: string, echo: LineEcho, phrases = [question, 'book a t
       greeting: null,
       phone_numbers: [number],
       expected_phrases: phrases,
+      expected_phrases_only: true,
     },
   });
   expect(agent.status).toBe(201);

@@ -67,6 +67,7 @@ async function call(answer = 'Sure.', expectedPhrases: string[] = []) {
       greeting: null,
       phone_numbers: [number],
       expected_phrases: expectedPhrases,
+      expected_phrases_only: expectedPhrases.length > 0, // a phone menu: its phrases alone
     },
   });
   expect(agent.status).toBe(201);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { OpenAiStt } from '../../src/providers/openai/openai-stt.js';
+import { OpenAiStt, promptChars } from '../../src/providers/openai/openai-stt.js';
 import { OpenAiTts } from '../../src/providers/openai/openai-tts.js';
 import { ProviderError } from '../../src/providers/provider-error.js';
 import type { TtsChunk, TtsRequest } from '../../src/providers/tts.js';
@@ -58,6 +58,22 @@ describe('OpenAiStt against an OpenAI-compatible transcription server', () => {
     });
     expect(server.transcriptions[0]?.language).toBeNull();
     expect(server.transcriptions[0]?.model).toBe('gpt-4o-mini-transcribe');
+    expect(server.transcriptions[0]?.fields).not.toHaveProperty('prompt');
+  });
+
+  it("sends the agent's expected phrases as the prompt, as many as fit in about 200 tokens", async () => {
+    const stt = new OpenAiStt(endpoint());
+    const base = { audio: utterance, sampleRate: 16_000, model: 'whisper-1', language: 'en' };
+    await stt.transcribe({ ...base, phrases: ['super awesome company', 'waldo', 'pound key'] });
+    expect(server.transcriptions[0]?.fields['prompt']).toBe('super awesome company, waldo, pound key');
+    const many = Array.from({ length: 100 }, (_, i) => `phrase number ${i}`); // ~17 characters each
+    await stt.transcribe({ ...base, phrases: many });
+    const prompt = server.transcriptions[1]?.fields['prompt'] ?? '';
+    expect(prompt.length).toBeLessThanOrEqual(promptChars);
+    expect(prompt.startsWith('phrase number 0, phrase number 1, ')).toBe(true);
+    expect(prompt.endsWith(many[prompt.split(', ').length - 1]!)).toBe(true);
+    await stt.transcribe({ ...base, phrases: [] });
+    expect(server.transcriptions[2]?.fields).not.toHaveProperty('prompt');
   });
 
   it('rejects with a clear error on a 5xx', async () => {

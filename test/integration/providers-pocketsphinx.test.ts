@@ -84,21 +84,21 @@ describe('pocketsphinx STT (Debian libpocketsphinx3, real speech from flite)', (
     expect(stt.busy).toBe(0);
   });
 
-  it('expected phrases: a grammar that hears only them', async () => {
+  it('expected phrases only: a grammar that hears only them', async () => {
     const phrases = ['yes please', 'no thanks', 'talk to a person'];
-    const heard = await stt.transcribe({ ...request, audio: fliteSay('talk to a person'), phrases });
+    const heard = await stt.transcribe({ ...request, audio: fliteSay('talk to a person'), phrases, phrasesOnly: true });
     expect(heard).toBe('talk to a person');
-    const stream = stt.openStream({ ...request, phrases })!;
+    const stream = stt.openStream({ ...request, phrases, phrasesOnly: true })!;
     writeAll(stream, fliteSay('no thanks'));
     expect(await stream.finish()).toBe('no thanks');
   });
 
-  it('a phrase with a word outside the dictionary fails that utterance alone, with a clear error', async () => {
-    const phrases = ['zzyzxq blorf'];
-    await expect(stt.transcribe({ ...request, audio: speech, phrases })).rejects.toThrow(
+  it('a grammar with a word outside the dictionary fails that utterance alone, with a clear error', async () => {
+    const only = { phrases: ['zzyzxq blorf'], phrasesOnly: true };
+    await expect(stt.transcribe({ ...request, audio: speech, ...only })).rejects.toThrow(
       /pocketsphinx: the expected phrases do not compile into a grammar/,
     );
-    const bad = stt.openStream({ ...request, phrases })!;
+    const bad = stt.openStream({ ...request, ...only })!;
     writeAll(bad, speech);
     const failure = await bad.finish().catch((err: unknown) => err);
     expect(failure).toBeInstanceOf(ProviderError);
@@ -136,7 +136,7 @@ describe('pocketsphinx: a fresh decoder on a phone line', () => {
   // of these over a phone line under a grammar; phone calls' decoders start from a phone line's mean.
   const phrases = ['speak to a person', 'yes', 'support', 'i would like to book a table please', 'billing'];
   const said = ['speak to a person', 'yes', 'support', 'i would like to book a table, please'];
-  const phone = { ...request, phrases, capturedRate: 8_000 };
+  const phone = { ...request, phrases, phrasesOnly: true, capturedRate: 8_000 };
 
   it('hears its first utterance under a grammar, streamed as a session does and whole', async () => {
     for (const text of said) {

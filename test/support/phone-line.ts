@@ -1,7 +1,8 @@
 import { mulawDecode, mulawEncode } from '../../src/audio/mulaw.js';
 import { Resampler } from '../../src/audio/resampler.js';
 
-function resample(samples: Int16Array, from: number, to: number): Int16Array {
+/** A whole clip from one rate to another (Parley's resampler, flushed). */
+export function resample(samples: Int16Array, from: number, to: number): Int16Array {
   const resampler = new Resampler(from, to);
   const head = resampler.push(samples);
   const tail = resampler.flush();

@@ -153,12 +153,12 @@ describe('guarded providers: every failure is a ProviderError, and bounded', () 
 });
 
 describe('guarded STT keeps what the provider says of itself', () => {
-  it('a recogniser whose phrases are a grammar is still one, streaming or not', () => {
-    const grammar: SttProvider = { label: 'pocketsphinx', phrasesOnly: true, transcribe: async () => '' };
+  it('a recogniser that can hear its phrases alone (a grammar) still can, streaming or not', () => {
+    const grammar: SttProvider = { label: 'pocketsphinx', phraseGrammar: true, transcribe: async () => '' };
     const streaming: StreamingSttProvider = { ...grammar, openStream: () => null };
     const limits = { sttTimeoutMs: 100, ttsTimeoutMs: 100, stallMs: 100 };
-    expect(guardedStt(grammar, limits).phrasesOnly).toBe(true);
-    expect(guardedStt(streaming, limits).phrasesOnly).toBe(true);
-    expect(guardedStt({ label: 'openai', transcribe: async () => '' }, limits).phrasesOnly).toBeUndefined();
+    expect(guardedStt(grammar, limits).phraseGrammar).toBe(true);
+    expect(guardedStt(streaming, limits).phraseGrammar).toBe(true);
+    expect(guardedStt({ label: 'openai', transcribe: async () => '' }, limits).phraseGrammar).toBeUndefined();
   });
 });

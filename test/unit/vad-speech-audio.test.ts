@@ -74,10 +74,10 @@ describe('the VAD speech audio tap', () => {
 });
 
 /** A streaming STT stand-in: each stream's transcript says how many samples it was fed. */
-function countingStt(free: number, phrasesOnly = false): StreamingSttProvider & { cancelled: number } {
+function countingStt(free: number, phraseGrammar = false): StreamingSttProvider & { cancelled: number } {
   const provider = {
     label: 'counting',
-    phrasesOnly,
+    phraseGrammar,
     cancelled: 0,
     transcribe: () => Promise.resolve('whole'),
     openStream(): SttStream | null {
@@ -155,11 +155,13 @@ describe('segment transcripts', () => {
     busy.cancel();
   });
 
-  it('a grammar (expected phrases) that heard an utterance in several segments has it decoded whole', async () => {
+  it('a grammar (expected phrases only) that heard an utterance in several segments has it decoded whole', async () => {
     const phrases = ['i would like to book a table please'];
-    const grammar = new SegmentTranscripts(countingStt(4, true), { ...request, phrases }, logger);
-    const words = new SegmentTranscripts(countingStt(4, false), { ...request, phrases }, logger);
-    for (const t of [grammar, words]) {
+    const only = { ...request, phrases, phrasesOnly: true };
+    const grammar = new SegmentTranscripts(countingStt(4, true), only, logger);
+    const words = new SegmentTranscripts(countingStt(4, false), only, logger);
+    const boosted = new SegmentTranscripts(countingStt(4, true), { ...request, phrases }, logger);
+    for (const t of [grammar, words, boosted]) {
       t.audio(new Int16Array(512));
       t.heard(end(1000, 8000));
       t.audio(new Int16Array(1024));
@@ -168,8 +170,9 @@ describe('segment transcripts', () => {
     // "i would like to book a table" and "please" match no phrase apart: the joined audio goes whole
     expect(grammar.transcript(new Int16Array(17_600), 1000)).toBeNull();
     expect(await grammar.transcript(new Int16Array(8000), 1000)).toBe('fed 512');
-    // a recogniser that ignores the phrases joins its segments' words as before
+    // a recogniser without grammars, or phrases that only boost, join their segments' words as before
     expect(await words.transcript(new Int16Array(17_600), 1000)).toBe('fed 512 fed 1024');
+    expect(await boosted.transcript(new Int16Array(17_600), 1000)).toBe('fed 512 fed 1024');
   });
 });
 
@@ -180,8 +183,9 @@ describe("a session's streaming transcription", () => {
     const speech = { stt: () => stt, tts: () => ({}) as never };
     const settings = { provider: 'counting', model: 'm', language: null };
     const where = { logger: pino({ level: 'silent' }), sessionId: 'ses_1' };
-    const t = streamingTranscripts(speech, settings, { phrases: ['yes'], capturedRate: 8_000 }, where);
+    const heard = { phrases: ['yes'], phrasesOnly: false, capturedRate: 8_000 };
+    const t = streamingTranscripts(speech, settings, heard, where);
     expect(t).toBeInstanceOf(SegmentTranscripts);
-    expect(warmed).toEqual([{ sampleRate: rate, model: 'm', language: null, phrases: ['yes'], capturedRate: 8_000 }]);
+    expect(warmed).toEqual([{ sampleRate: rate, model: 'm', language: null, ...heard }]);
   });
 });

@@ -1,6 +1,8 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WorkerClient, type WorkerClientOptions } from '../../src/workers/worker-client.js';
 import type { EchoProtocol } from '../fixtures/workers/echo-worker.js';
@@ -44,6 +46,14 @@ describe('WorkerClient and serveRpc', slow, () => {
     await c.close();
     expect(readFileSync(file, 'utf8')).toBe('done');
     await expect(blocking).rejects.toThrow(/closed/);
+  });
+
+  it('holds the process while the thread ends: a script awaiting close() goes on after it', () => {
+    const script = fileURLToPath(new URL('../fixtures/workers/close-at-top-level.ts', import.meta.url));
+    // before: the process ended inside close() with Node's code 13 (a top-level await never settled)
+    const run = spawnSync(process.execPath, ['--import', 'tsx', script], { encoding: 'utf8', timeout: 30_000 });
+    expect(run.status).toBe(0);
+    expect(run.stdout.trim()).toBe('closed');
   });
 
   it('moves transferred reply buffers', async () => {

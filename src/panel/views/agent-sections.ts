@@ -34,7 +34,17 @@ export const agentSections: AgentSection[] = [
     title: 'Voice & turn-taking',
     help: 'How a voice session listens, decides the caller has finished, and lets itself be interrupted.',
     settings: [
-      ['Listening', ['vad_threshold', 'min_silence_ms', 'prefix_padding_ms', 'max_utterance_ms', 'expected_phrases']],
+      [
+        'Listening',
+        [
+          'vad_threshold',
+          'min_silence_ms',
+          'prefix_padding_ms',
+          'max_utterance_ms',
+          'expected_phrases',
+          'expected_phrases_only',
+        ],
+      ],
       ['Interruptions', ['interruptions_enabled', 'interruption_min_speech_ms', 'backchannel_words', 'stop_words']],
       [
         'End of turn',

@@ -14,9 +14,28 @@ export const defaultOpenAiSttOptions: OpenAiSttOptions = {
   timeoutMs: 30_000,
 };
 
+/** Longest vocabulary prompt, in characters: about 200 tokens (Whisper reads a prompt's last 224). */
+export const promptChars = 800;
+
+/**
+ * The agent's expected phrases as the transcription's `prompt` ("conference, pound key, waldo"):
+ * Whisper-family models take the prompt as preceding text, so its words and spellings become
+ * likelier. The phrases in order while they fit in `promptChars`; null for none.
+ */
+export function vocabularyPrompt(phrases: readonly string[] | undefined): string | null {
+  let prompt = '';
+  for (const phrase of phrases ?? []) {
+    const next = prompt === '' ? phrase.trim() : `${prompt}, ${phrase.trim()}`;
+    if (next.length > promptChars) break;
+    prompt = next;
+  }
+  return prompt === '' ? null : prompt;
+}
+
 /**
  * Transcription on any OpenAI-compatible server (`POST /v1/audio/transcriptions`: OpenAI,
- * speaches, faster-whisper-server, vLLM, …). The utterance is sent as a 16-bit mono WAV upload.
+ * speaches, faster-whisper-server, vLLM, …). The utterance is sent as a 16-bit mono WAV upload,
+ * the agent's expected phrases as its `prompt`.
  */
 export class OpenAiStt implements SttProvider {
   readonly label = 'openai';
@@ -36,6 +55,7 @@ export class OpenAiStt implements SttProvider {
     const file = await toFile(encodeWav({ samples: request.audio, sampleRate: request.sampleRate }), 'utterance.wav', {
       type: 'audio/wav',
     });
+    const prompt = vocabularyPrompt(request.phrases);
     let text: unknown;
     try {
       const result: unknown = await openAiClient(this.endpoint).audio.transcriptions.create(
@@ -43,6 +63,7 @@ export class OpenAiStt implements SttProvider {
           file,
           model: request.model,
           ...(request.language === null ? {} : { language: request.language }),
+          ...(prompt === null ? {} : { prompt }),
         },
         { signal, timeout: this.options.timeoutMs },
       );

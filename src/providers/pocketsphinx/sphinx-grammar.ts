@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { cleanPhrases } from './sphinx-boost.js';
 import type { SphinxGrammar } from './sphinx-protocol.js';
 
 /**
@@ -7,10 +8,8 @@ import type { SphinxGrammar } from './sphinx-protocol.js';
  * Phrases are lower-cased words (letters and apostrophes, the agent schema checks them).
  */
 export function phraseGrammar(phrases: readonly string[] | undefined): SphinxGrammar | null {
-  const cleaned = [...new Set((phrases ?? []).map((p) => p.trim().toLowerCase().replace(/\s+/g, ' ')))].filter(
-    (p) => p !== '',
-  );
+  const cleaned = cleanPhrases(phrases);
   if (cleaned.length === 0) return null;
   const jsgf = `#JSGF V1.0;\ngrammar parley;\npublic <phrase> = ${cleaned.join(' | ')};\n`;
-  return { name: `phrases_${createHash('sha256').update(jsgf).digest('hex').slice(0, 16)}`, jsgf };
+  return { kind: 'grammar', name: `phrases_${createHash('sha256').update(jsgf).digest('hex').slice(0, 16)}`, jsgf };
 }

@@ -4,10 +4,12 @@
  * here blocks that thread, never the event loop.
  */
 import koffi from 'koffi';
+import { PhraseBoosting } from './sphinx-boost-search.js';
+import type { SphinxSearch } from './sphinx-protocol.js';
 
 type Pointer = unknown;
 
-interface SphinxCalls {
+export interface SphinxCalls {
   psArgs: () => Pointer;
   parseConfig: (inout: Pointer, defn: Pointer, argc: number, argv: string[], strict: number) => Pointer;
   freeConfig: (config: Pointer) => number;
@@ -20,6 +22,24 @@ interface SphinxCalls {
   setJsgfString: (ps: Pointer, name: string, jsgf: string) => number;
   setSearch: (ps: Pointer, name: string) => number;
   getSearch: (ps: Pointer) => string | null;
+  // vocabulary boosting (sphinx-boost-search.ts): the dictionary, the n-gram search, sphinxbase's models
+  lookupWord: (ps: Pointer, word: string) => Pointer;
+  addWord: (ps: Pointer, word: string, phones: string, update: number) => number;
+  getLm: (ps: Pointer, name: string) => Pointer;
+  setLm: (ps: Pointer, name: string, lm: Pointer) => number;
+  getConfig: (ps: Pointer) => Pointer;
+  getLogmath: (ps: Pointer) => Pointer;
+  lmRead: (config: Pointer, path: string, type: number, logmath: Pointer) => Pointer;
+  lmFree: (model: Pointer) => number;
+  lmWid: (model: Pointer, word: string) => number;
+  lmUnknownWid: (model: Pointer) => number;
+  lmSetInit: (config: Pointer, models: Pointer[], names: string[], weights: number[], n: number) => Pointer;
+  lmSetLookup: (set: Pointer, name: string) => Pointer;
+  lmSetAdd: (set: Pointer, model: Pointer, name: string, weight: number, reuseWidmap: number) => Pointer;
+  lmSetRemove: (set: Pointer, name: string, reuseWidmap: number) => Pointer;
+  lmSetInterp: (set: Pointer, names: string[], weights: number[]) => Pointer;
+  lmSetSelect: (set: Pointer, name: string) => Pointer;
+  ckdFree: (pointer: Pointer) => void;
 }
 
 /** Library file names (sonames) of the Debian packages; override with PARLEY_POCKETSPHINX_LIBRARY. */
@@ -45,6 +65,25 @@ export function sphinxLibrary(libraries = defaultLibraries): SphinxCalls {
     setJsgfString: ps.func('int ps_set_jsgf_string(void *ps, const char *name, const char *jsgf)'),
     setSearch: ps.func('int ps_set_search(void *ps, const char *name)'),
     getSearch: ps.func('const char *ps_get_search(void *ps)'),
+    lookupWord: ps.func('void *ps_lookup_word(void *ps, const char *word)'),
+    addWord: ps.func('int ps_add_word(void *ps, const char *word, const char *phones, int update)'),
+    getLm: ps.func('void *ps_get_lm(void *ps, const char *name)'),
+    setLm: ps.func('int ps_set_lm(void *ps, const char *name, void *lm)'),
+    getConfig: ps.func('void *ps_get_config(void *ps)'),
+    getLogmath: ps.func('void *ps_get_logmath(void *ps)'),
+    lmRead: sb.func('void *ngram_model_read(void *config, const char *path, int type, void *lmath)'),
+    lmFree: sb.func('int ngram_model_free(void *model)'),
+    lmWid: sb.func('int32_t ngram_wid(void *model, const char *word)'),
+    lmUnknownWid: sb.func('int32_t ngram_unknown_wid(void *model)'),
+    lmSetInit: sb.func(
+      'void *ngram_model_set_init(void *config, void **models, const char **names, const float *weights, int32_t n)',
+    ),
+    lmSetLookup: sb.func('void *ngram_model_set_lookup(void *set, const char *name)'),
+    lmSetAdd: sb.func('void *ngram_model_set_add(void *set, void *model, const char *name, float weight, int reuse)'),
+    lmSetRemove: sb.func('void *ngram_model_set_remove(void *set, const char *name, int reuse)'),
+    lmSetInterp: sb.func('void *ngram_model_set_interp(void *set, const char **names, const float *weights)'),
+    lmSetSelect: sb.func('void *ngram_model_set_select(void *set, const char *name)'),
+    ckdFree: sb.func('void ckd_free(void *pointer)'),
   };
   return loaded;
 }
@@ -56,6 +95,8 @@ export class SphinxDecoder {
   readonly #defaultSearch: string;
   /** Grammar searches this decoder has built, by name. */
   readonly #grammars = new Set<string>();
+  /** The default search's boost towards an agent's phrases. */
+  readonly #boosting: PhraseBoosting;
   #inUtterance = false;
   readonly #score = [0];
 
@@ -69,25 +110,29 @@ export class SphinxDecoder {
     if (ps === null) throw new Error('pocketsphinx could not load its model (see PARLEY_POCKETSPHINX_MODEL_DIR)');
     this.#ps = ps;
     this.#defaultSearch = this.#calls.getSearch(ps) ?? '_default';
+    this.#boosting = new PhraseBoosting(this.#calls, ps, this.#defaultSearch);
   }
 
   /**
-   * Starts an utterance with the language model (`grammar` null) or with a JSGF grammar built once
-   * per decoder under `name`. Throws when the grammar does not compile (a word not in the dictionary).
+   * Starts an utterance with the language model (`search` null), the model boosted towards the
+   * expected phrases, or a JSGF grammar of them (built once per decoder under its name). Throws
+   * when a grammar does not compile (a word not in the dictionary) or sphinxbase refuses a boost.
    */
-  start(grammar: { name: string; jsgf: string } | null): void {
+  start(search: SphinxSearch): void {
     const ps = this.#live();
     if (this.#inUtterance) this.#calls.endUtt(ps);
-    let search = this.#defaultSearch;
-    if (grammar !== null) {
-      if (!this.#grammars.has(grammar.name)) {
-        if (this.#calls.setJsgfString(ps, grammar.name, grammar.jsgf) < 0)
+    let name = this.#defaultSearch;
+    if (search?.kind === 'grammar') {
+      if (!this.#grammars.has(search.name)) {
+        if (this.#calls.setJsgfString(ps, search.name, search.jsgf) < 0)
           throw new Error('the expected phrases do not compile into a grammar (a word is not in the dictionary?)');
-        this.#grammars.add(grammar.name);
+        this.#grammars.add(search.name);
       }
-      search = grammar.name;
+      name = search.name;
+    } else {
+      this.#boosting.use(search);
     }
-    if (this.#calls.setSearch(ps, search) < 0) throw new Error(`pocketsphinx has no search ${search}`);
+    if (this.#calls.setSearch(ps, name) < 0) throw new Error(`pocketsphinx has no search ${name}`);
     if (this.#calls.startUtt(ps) < 0) throw new Error('pocketsphinx could not start an utterance');
     this.#inUtterance = true;
   }

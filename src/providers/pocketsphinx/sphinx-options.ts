@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { boostWeight } from './sphinx-boost.js';
 import { defaultLibraries } from './sphinx-library.js';
 
 export interface PocketsphinxOptions {
@@ -21,6 +22,8 @@ export interface PocketsphinxOptions {
    * the utterance is transcribed whole at its end (the decoders are behind real time).
    */
   maxLagMs: number;
+  /** The boost's interpolation weight (sphinx-boost.ts `boostWeight`). */
+  boostWeight: number;
   libraries: { pocketsphinx: string; sphinxbase: string };
 }
 
@@ -30,6 +33,7 @@ export const defaultPocketsphinxOptions: PocketsphinxOptions = {
   threads: 2,
   bestpath: true,
   maxLagMs: 3_000,
+  boostWeight,
   libraries: defaultLibraries,
 };
 

@@ -2,7 +2,7 @@ import { WorkerClient } from '../../workers/worker-client.js';
 import { ProviderError } from '../provider-error.js';
 import type { SphinxBand } from './sphinx-band.js';
 import { decoderArgv, modelFiles, type PocketsphinxOptions } from './sphinx-options.js';
-import type { SphinxProtocol, SphinxWorkerSetup } from './sphinx-protocol.js';
+import type { SphinxProtocol, SphinxSearch, SphinxWorkerSetup } from './sphinx-protocol.js';
 
 /** One decoder worker and how many of its decoders are not serving an utterance. */
 export interface SphinxWorker {
@@ -84,11 +84,11 @@ export class SphinxPool {
   }
 
   /**
-   * Loads one decoder of `band` now, on the worker a first stream goes to, so the first utterance
-   * does not wait for the model.
+   * Loads one decoder of `band` now, on the worker a first stream goes to, with `search` built on
+   * it, so the first utterance does not wait for the model nor the search.
    */
-  async warm(band: SphinxBand): Promise<void> {
-    await this.#worker(0).client.call('warm', { band });
+  async warm(band: SphinxBand, search: SphinxSearch = null): Promise<void> {
+    await this.#worker(0).client.call('warm', { band, search });
   }
 
   async close(): Promise<void> {

@@ -3,7 +3,7 @@ import { ProviderError } from '../provider-error.js';
 import type { SttStream } from '../stt.js';
 import type { SphinxPool, SphinxWorker } from './sphinx-pool.js';
 import type { SphinxBand } from './sphinx-band.js';
-import type { SphinxGrammar } from './sphinx-protocol.js';
+import type { SphinxSearch } from './sphinx-protocol.js';
 
 let nextStream = 1;
 
@@ -30,7 +30,7 @@ export class SphinxStream implements SttStream {
   constructor(
     pool: SphinxPool,
     worker: SphinxWorker,
-    opened: { grammar: SphinxGrammar | null; band: SphinxBand },
+    opened: { search: SphinxSearch; band: SphinxBand },
     maxLagSamples: number,
     logger?: Logger,
   ) {
