@@ -14,6 +14,7 @@
  *   node --import tsx bench/turn-taking-people.ts        # ~12 min; writes bench/results/turn-taking-people.{json,md}
  *   PEOPLE_BENCH_QUICK=1 node --import tsx bench/turn-taking-people.ts   # ~5 min
  *   PEOPLE_BENCH_SESSIONS=3 …   # callers at once (default 2)
+ *   PEOPLE_BENCH_ROWS=default,off …   # only the rows whose names hold these words
  */
 import { createServer } from 'node:http';
 import { loadConfig } from '../src/config.js';
@@ -153,7 +154,9 @@ export async function main(quick: boolean): Promise<void> {
     );
     const url = `http://127.0.0.1:${await parley.listen(0, '127.0.0.1')}`;
     const report: PeopleRow[] = [];
-    for (const spec of rows) {
+    // PEOPLE_BENCH_ROWS=default,off runs only the rows whose names hold one of those words
+    const only = process.env['PEOPLE_BENCH_ROWS']?.split(',');
+    for (const spec of rows.filter((r) => only === undefined || only.some((w) => r.row.includes(w)))) {
       console.log(`turn-taking-people: ${spec.row}, ${list.length} scenarios at real-time pace…`);
       report.push(await runRow(url, webhook.url, spec, list));
     }
