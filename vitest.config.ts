@@ -14,6 +14,7 @@ const busy = [
   'test/e2e/voice-pocketsphinx.test.ts',
   'test/e2e/voice-first-utterance.test.ts',
   'test/e2e/voice-people-*.test.ts',
+  'test/e2e/voice-human-*.test.ts',
   'test/integration/statement-end-people.test.ts',
   'test/integration/livekit-real-speech.test.ts',
   'test/integration/agent-tests.test.ts',

@@ -82,7 +82,10 @@ function flow(client: VoiceClient): string[] {
 describe('call control over the WebSocket transport', () => {
   it('end_call (spoken turn): the closing words play whole, then `ended` agent_hangup and close 1000', async () => {
     webhookReply = () => ({ body: { response: 'Goodbye, have a nice evening.', action: { type: 'end_call' } } });
-    const { client, sessionId } = await connect();
+    // One turn whatever the load: the fake STT punctuates every segment, so under smart
+    // endpointing a loaded box could end the turn at one of the clip's 120 ms gaps and hear the
+    // rest as a barge-in; silence endpointing waits 550 ms of silence (this test is about end_call)
+    const { client, sessionId } = await connect({ endpointing_mode: 'silence' });
     await client.stream(hello, { speed: 4 });
     await client.untilClosed();
     expect(client.closeCode).toBe(1000);
