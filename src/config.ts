@@ -1,9 +1,9 @@
 import { availableParallelism } from 'node:os';
-import { envSchema, type RecordingsBucketUrl } from './env-schema.js';
+import { ConfigError, envSchema, type RecordingsBucketUrl } from './env-schema.js';
 import { redisAddressOf, redisTopologyProblems } from './redis-address.js';
+export { ConfigError };
 
 /** Every setting Parley reads, parsed once from the environment (the variables: env-schema.ts). */
-
 export interface Config {
   readonly env: 'development' | 'production' | 'test';
   readonly port: number;
@@ -134,13 +134,6 @@ export interface RagConfig {
   /** Ingestion jobs this instance runs at once; 0: it runs none (API-only instance). */
   readonly ingestConcurrency: number;
   readonly jobLockMs: number;
-}
-
-export class ConfigError extends Error {
-  constructor(readonly problems: string[]) {
-    super(`invalid configuration:\n${problems.join('\n')}`);
-    this.name = 'ConfigError';
-  }
 }
 
 /** Parses the environment; throws ConfigError with one readable line per bad variable. */

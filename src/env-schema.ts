@@ -244,3 +244,11 @@ export const envSchema = z.object({
 
 /** The parsed environment (what src/config.ts turns into the Config). */
 export type Env = z.infer<typeof envSchema>;
+
+/** The environment did not parse: one readable line per bad variable. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parseWav } from '../../src/audio/wav.js';
 import { Resampler } from '../../src/audio/resampler.js';
+import { trimmed } from '../../test/support/human-speech.js';
 
 const run = promisify(execFile);
 export const corpusRate = 16_000;
@@ -71,22 +72,7 @@ async function say(text: string): Promise<Phrase> {
   const all = new Int16Array(pushed.length + tail.length);
   all.set(pushed);
   all.set(tail, pushed.length);
-  return { text, samples: trim(all) };
-}
-
-/** The speech of `samples`: from the first to the last 10 ms block louder than -40 dBFS. */
-function trim(samples: Int16Array): Int16Array {
-  const block = corpusRate / 100;
-  const loud = (i: number) => {
-    let sum = 0;
-    for (let j = i; j < Math.min(samples.length, i + block); j++) sum += samples[j]! * samples[j]!;
-    return Math.sqrt(sum / block) > 328;
-  };
-  let start = 0;
-  while (start < samples.length && !loud(start)) start += block;
-  let end = samples.length - block;
-  while (end > start && !loud(end)) end -= block;
-  return samples.slice(start, Math.min(samples.length, end + block));
+  return { text, samples: trimmed(all, corpusRate) };
 }
 
 /** A cough-like burst: 250 ms of noise with a sharp attack and an exponential decay (seeded). */

@@ -1,14 +1,12 @@
 import { readFileSync } from 'node:fs';
-import { gunzipSync } from 'node:zlib';
 import { parseWav } from '../../src/audio/wav.js';
+import { asteriskSoundsDir, asteriskTexts } from './asterisk-prompts.js';
 
 /**
  * People's recorded voices: Asterisk's English prompts (Debian's `asterisk-core-sounds-en-wav`,
  * 8 kHz mono PCM16, a woman's studio voice as a phone plays it), with the words each one says
  * (`asterisk-core-sounds-en`'s transcript list).
  */
-export const asteriskSoundsDir = '/usr/share/asterisk/sounds/en';
-const transcriptsFile = '/usr/share/doc/asterisk-core-sounds-en/core-sounds-en.txt.gz';
 
 export interface HumanSpeech {
   name: string;
@@ -23,14 +21,7 @@ let transcripts: Map<string, string> | undefined;
 
 /** The prompt `name` (e.g. `cannot-complete-as-dialed`). */
 export function humanSpeech(name: string): HumanSpeech {
-  transcripts ??= new Map(
-    gunzipSync(readFileSync(transcriptsFile))
-      .toString('utf8')
-      .split('\n')
-      .map((line) => /^([\w-]+): (.*)$/.exec(line))
-      .filter((m) => m !== null)
-      .map((m) => [m[1]!, m[2]!.trim()]),
-  );
+  transcripts ??= asteriskTexts();
   const text = transcripts.get(name);
   if (text === undefined) throw new Error(`no transcript for the Asterisk prompt ${name}`);
   const wav = parseWav(readFileSync(`${asteriskSoundsDir}/${name}.wav`));

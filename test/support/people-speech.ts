@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseWav } from '../../src/audio/wav.js';
-import { Resampler } from '../../src/audio/resampler.js';
+import { asteriskSoundsDir, upTo16k } from './asterisk-prompts.js';
 
 /**
  * People's recorded voices for turn-taking tests and the `turn-taking-people` bench: prompts of
@@ -10,7 +10,6 @@ import { Resampler } from '../../src/audio/resampler.js';
  * pipeline upsamples a phone line, and trimmed to their speech.
  */
 
-export const soundsDir = '/usr/share/asterisk/sounds/en';
 const rate = 16_000;
 
 /** `complete`: one whole sentence; `cut`: one sentence cut after word `cutAfter`; `multi`: 2–3 sentences. */
@@ -87,12 +86,5 @@ export function spokenWords(text: string): string {
 const at = (seconds: number) => Math.round(seconds * rate);
 
 function upsampled(name: string): Int16Array {
-  const wav = parseWav(readFileSync(`${soundsDir}/${name}.wav`));
-  const resampler = new Resampler(wav.sampleRate, rate);
-  const head = resampler.push(wav.samples);
-  const tail = resampler.flush();
-  const all = new Int16Array(head.length + tail.length);
-  all.set(head);
-  all.set(tail, head.length);
-  return all;
+  return upTo16k(parseWav(readFileSync(`${asteriskSoundsDir}/${name}.wav`)).samples);
 }
