@@ -7,8 +7,8 @@ import { defineConfig } from 'vitest/config';
  * matters to what they check (Chromium, the phone echo guard, real recognisers on real-time audio,
  * a cluster of processes) run two at a time (`busy`): one per core of a 2-core box.
  *
- * A `busy` test that fails is run once more (`retry: 1`): they pace real speech in real time on
- * a shared box, where a stall of the machine can move a pause. A test that passes only on its
+ * A test that fails is run once more (`retry: 1`): many pace audio in real time or race real
+ * processes on a shared box, where a stall of the machine can move a pause. A test that passes only on its
  * second try is still listed by name, with its first failure, at the end of `.ci/run`, so a real
  * regression (it fails both times) stays red and a flaky one stays visible.
  */
@@ -34,13 +34,14 @@ const shared = {
   testTimeout: 30_000,
   hookTimeout: 30_000,
   pool: 'forks' as const,
+  retry: 1,
 };
 
 export default defineConfig({
   test: {
     reporters: ['default'],
     projects: [
-      { test: { ...shared, name: 'busy', include: busy, maxWorkers: 2, retry: 1, sequence: { groupOrder: 1 } } },
+      { test: { ...shared, name: 'busy', include: busy, maxWorkers: 2, sequence: { groupOrder: 1 } } },
       {
         test: {
           ...shared,
