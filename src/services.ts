@@ -9,7 +9,7 @@ import { ProviderDemand } from './agents/provider-demand.js';
 import { AgentReadiness } from './agents/readiness.js';
 import { PostCallAnalysis } from './analysis/post-call-analysis.js';
 import { ChatService } from './chat/chat-service.js';
-import type { Config } from './config.js';
+import type { Config } from './config/config.js';
 import { EventOutbox } from './events/outbox.js';
 import type { OperatorMetrics } from './metrics/operator-metrics.js';
 import { loadSmartTurn, type SmartTurnModel } from './pipeline/turn/smart-turn.js';

@@ -1,4 +1,4 @@
-import { AppError, NotFoundError } from '../errors.js';
+import { AppError, NotFoundError } from '../errors/app-errors.js';
 import type { TestRun } from '../records/agent-test.js';
 import { isoNow } from '../records/timestamps.js';
 import { isFinished } from '../store/repositories/agent-tests.js';

@@ -1,4 +1,4 @@
-import { NotFoundError } from '../errors.js';
+import { NotFoundError } from '../errors/app-errors.js';
 import type { Store } from '../store/store.js';
 import type { TurnRecorder } from '../recording/turn-recorder.js';
 

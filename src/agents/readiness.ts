@@ -1,4 +1,4 @@
-import { NotFoundError, nullIfNotFound } from '../errors.js';
+import { NotFoundError, nullIfNotFound } from '../errors/app-errors.js';
 import type { Usability } from '../providers/built-in/usability.js';
 import type { BuiltInPreset } from '../providers/built-in/built-in-preset.js';
 import type { Capability } from '../records/provider-catalog.js';

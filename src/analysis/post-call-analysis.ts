@@ -1,6 +1,6 @@
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
-import { nullIfNotFound } from '../errors.js';
+import { nullIfNotFound } from '../errors/app-errors.js';
 import { outboxEntry } from '../records/outbox-entry.js';
 import type { EventOutbox } from '../events/outbox.js';
 import type { PipelineSettingsOf } from '../agents/pipeline-settings.js';

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { endReasonOf, type CallAction } from '../actions/call-action.js';
-import { AppError, ConflictError, NotFoundError } from '../errors.js';
+import { AppError, ConflictError, NotFoundError } from '../errors/app-errors.js';
 import type { StoredAgent } from '../records/agent.js';
 import { notConfiguredMessage } from '../respond/answer-failure.js';
 import type { Answer, Responder } from '../respond/responder.js';

@@ -1,7 +1,7 @@
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { isoNow } from '../records/timestamps.js';
-import { newId } from '../ids.js';
+import { newId } from '../ids/new-id.js';
 import type { StoredAgent } from '../records/agent.js';
 import type { EventDeliveryObserver } from '../metrics/operator-metrics.js';
 import { DurableQueue } from '../queues/durable-queue.js';

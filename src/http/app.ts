@@ -6,7 +6,7 @@ import type { AgentTestRunner } from '../agent-tests/test-runner.js';
 import type { ProviderDemand } from '../agents/provider-demand.js';
 import type { AgentReadiness } from '../agents/readiness.js';
 import type { ChatService } from '../chat/chat-service.js';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import type { Metrics } from '../metrics/process-metrics.js';
 import type { RagService } from '../rag/rag-service.js';

@@ -1,4 +1,4 @@
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { findProvider, providers as catalog, type Capability } from '../records/provider-catalog.js';
 import { EspeakProbe } from './espeak/espeak-probe.js';
 import { FliteProbe } from './flite/flite-probe.js';

@@ -1,4 +1,4 @@
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { DeepgramStt } from './deepgram/deepgram-stt.js';
 import type { DeepgramOptions } from './deepgram/deepgram-options.js';
 import type { StoredPreset } from '../records/preset.js';

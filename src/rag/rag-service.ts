@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
-import { ConflictError, NotFoundError } from '../errors.js';
-import type { RagConfig } from '../config.js';
+import { ConflictError, NotFoundError } from '../errors/app-errors.js';
+import type { RagConfig } from '../config/config.js';
 import type { EventOutbox } from '../events/outbox.js';
 import type { Embedder } from './embedding/embedder.js';
 import type { Embedders } from './embedding/embedders.js';

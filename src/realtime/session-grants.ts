@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { AppError } from '../errors.js';
-import { newId } from '../ids.js';
+import { AppError } from '../errors/app-errors.js';
+import { newId } from '../ids/new-id.js';
 import type { StoredAgent } from '../records/agent.js';
 import type { Session } from '../records/session.js';
 import type { Store } from '../store/store.js';

@@ -1,4 +1,4 @@
-import { newId } from '../ids.js';
+import { newId } from '../ids/new-id.js';
 import type { StoredAgent } from '../records/agent.js';
 import type { SessionRecorder } from '../recording/turn-recorder.js';
 import type { Store } from '../store/store.js';

@@ -9,7 +9,7 @@ import {
   type SessionEvent,
   type SessionMachineInput,
 } from '../../machines/session.machine.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/logging/logger.js';
 import { playout } from '../../src/pipeline/reply/playout.js';
 import type { ReplyStages } from '../../src/pipeline/reply/reply.js';
 import type { StoredAgent } from '../../src/records/agent.js';

@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { NotFoundError } from '../../src/errors.js';
+import { NotFoundError } from '../../src/errors/app-errors.js';
 import { SessionWrites } from '../../src/recording/session-writes.js';
 
 /** The per-session write queue of voice records: order, retries while failing, a bounded give-up. */

@@ -1,7 +1,7 @@
 import type { WebSocket } from 'ws';
 import { firstValueFrom, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/logging/logger.js';
 import { TwilioTransport } from '../../src/realtime/telephony/twilio-transport.js';
 import type { StoredAgent } from '../../src/records/agent.js';
 import type { Message } from '../../src/records/conversation.js';

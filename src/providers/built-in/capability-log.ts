@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Config } from '../../config.js';
+import type { Config } from '../../config/config.js';
 import { findProvider } from '../../records/provider-catalog.js';
 import type { ProviderAvailability } from '../status/availability.js';
 import { builtInCapabilities, builtInOrder, type BuiltInCapability, type BuiltInPreset } from './built-in-preset.js';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Config } from '../../config.js';
+import type { Config } from '../../config/config.js';
 import type { providerAvailabilitySchema } from '../../records/preset.js';
 import type { ProviderInfo } from '../../records/provider-catalog.js';
 import type { EspeakProbe } from '../espeak/espeak-probe.js';

@@ -1,7 +1,7 @@
-import { withTimeout } from '../../with-timeout.js';
+import { withTimeout } from '../../primitives/with-timeout.js';
 import { JobStatus, type Job } from '@livekit/protocol';
 import type { Logger } from 'pino';
-import { nullIfNotFound } from '../../errors.js';
+import { nullIfNotFound } from '../../errors/app-errors.js';
 import type { EventOutbox } from '../../events/outbox.js';
 import type { StoredAgent } from '../../records/agent.js';
 import type { Session, SessionEndReason } from '../../records/session.js';

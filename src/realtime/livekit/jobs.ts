@@ -1,6 +1,6 @@
 import type { Job } from '@livekit/protocol';
-import { nullIfNotFound } from '../../errors.js';
-import { isId } from '../../id-format.js';
+import { nullIfNotFound } from '../../errors/app-errors.js';
+import { isId } from '../../ids/id-format.js';
 import type { JobHost } from './worker-types.js';
 import { LivekitJob, type JobDeps, type JobPlan } from './job.js';
 

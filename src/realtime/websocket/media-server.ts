@@ -2,7 +2,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { nullIfNotFound } from '../../errors.js';
+import { nullIfNotFound } from '../../errors/app-errors.js';
 import type { StoredAgent } from '../../records/agent.js';
 import type { Session } from '../../records/session.js';
 import type { AttachRefusal, SessionSupervisor } from '../../sessions/supervisor.js';

@@ -1,5 +1,5 @@
-import { AppError, NotFoundError } from '../../errors.js';
-import { newId } from '../../ids.js';
+import { AppError, NotFoundError } from '../../errors/app-errors.js';
+import { newId } from '../../ids/new-id.js';
 import {
   maxTestCases,
   type CaseResult,

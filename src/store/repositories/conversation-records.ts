@@ -1,6 +1,6 @@
 import { isoNow } from '../../records/timestamps.js';
-import { ValidationError } from '../../errors.js';
-import { newId } from '../../ids.js';
+import { ValidationError } from '../../errors/app-errors.js';
+import { newId } from '../../ids/new-id.js';
 import type {
   ConversationAnalysis,
   Conversation,

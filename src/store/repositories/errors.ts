@@ -1,6 +1,6 @@
 import { isoNow } from '../../records/timestamps.js';
-import { AppError, NotFoundError } from '../../errors.js';
-import { newId } from '../../ids.js';
+import { AppError, NotFoundError } from '../../errors/app-errors.js';
+import { newId } from '../../ids/new-id.js';
 import type { ErrorRecord, ErrorRecordCreate, ErrorStatus, ErrorSummary } from '../../records/error-record.js';
 import {
   hashArgs,

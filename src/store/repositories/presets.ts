@@ -1,6 +1,6 @@
 import { isoNow } from '../../records/timestamps.js';
-import { ConflictError, NotFoundError } from '../../errors.js';
-import { newId } from '../../ids.js';
+import { ConflictError, NotFoundError } from '../../errors/app-errors.js';
+import { newId } from '../../ids/new-id.js';
 import {
   defaultPresetSettings,
   type Preset,

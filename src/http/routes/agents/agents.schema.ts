@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isId } from '../../../id-format.js';
+import { isId } from '../../../ids/id-format.js';
 import { agentModes, agentSchema } from '../../../records/agent.js';
 import { idParam, pageQueryShape } from '../common.schema.js';
 

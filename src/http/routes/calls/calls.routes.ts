@@ -1,5 +1,5 @@
-import type { Config } from '../../../config.js';
-import { AppError, ValidationError } from '../../../errors.js';
+import type { Config } from '../../../config/config.js';
+import { AppError, ValidationError } from '../../../errors/app-errors.js';
 import type { SessionRecorder } from '../../../recording/turn-recorder.js';
 import type { Store } from '../../../store/store.js';
 import type { CallSessions } from '../../../telephony/call-sessions.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError, ConflictError, nullIfNotFound } from '../../../errors.js';
+import { AppError, ConflictError, nullIfNotFound } from '../../../errors/app-errors.js';
 import { parseByteRange } from '../../../recordings/byte-range.js';
 import type { Recordings } from '../../../recordings/recordings.js';
 import type { Store } from '../../../store/store.js';

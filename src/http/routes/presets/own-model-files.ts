@@ -1,4 +1,4 @@
-import type { FieldProblem } from '../../../errors.js';
+import type { FieldProblem } from '../../../errors/app-errors.js';
 import type { ProviderRegistry } from '../../../providers/registry.js';
 import { capabilities } from '../../../records/provider-catalog.js';
 

@@ -1,5 +1,5 @@
 import { sessionOverviewSchema } from '../../../records/session.js';
-import { NotFoundError } from '../../../errors.js';
+import { NotFoundError } from '../../../errors/app-errors.js';
 import type { Recordings } from '../../../recordings/recordings.js';
 import type { Store } from '../../../store/store.js';
 import { defineRoute, type RouteDef } from '../../route.js';
