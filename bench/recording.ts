@@ -25,7 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config/config.js';
 import { createLogger } from '../src/logging/logger.js';
 import { openParley, type Parley } from '../src/parley.js';
-import type { RecordingMode } from '../src/records/recording-settings.js';
+import type { RecordingMode } from '../src/schemas/recording-settings.js';
 import { TestRedis } from '../test/support/redis-server.js';
 import { instantSpeech } from './lib/instant-speech.js';
 import { isMain } from './lib/is-main.js';

@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import type { Recordings } from '../recordings/recordings.js';
+import type { Recordings } from '../call-recordings/recordings.js';
 import Koa from 'koa';
 import type { Logger } from 'pino';
 import type { AgentTestRunner } from '../agent-tests/test-runner.js';
@@ -15,7 +15,7 @@ import type { LivekitPlane } from '../realtime/livekit/livekit-plane.js';
 import type { VoiceSessions } from '../realtime/session-grants.js';
 import type { CallSessions } from '../telephony/call-sessions.js';
 import type { Store } from '../store/store.js';
-import type { SessionRecorder } from '../recording/turn-recorder.js';
+import type { SessionRecorder } from '../session-writes/turn-recorder.js';
 import type { Area } from './areas.js';
 import { dispatchRoutes } from './dispatch.js';
 import { accessLog } from './middleware/access-log.js';

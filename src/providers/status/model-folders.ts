@@ -1,8 +1,8 @@
 import { constants } from 'node:fs';
 import { access, readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { ggufModelIdProblem } from '../../records/gguf-model-id.js';
-import type { ProviderInfo } from '../../records/provider-catalog.js';
+import { ggufModelIdProblem } from '../../schemas/gguf-model-id.js';
+import type { ProviderInfo } from '../../schemas/provider-catalog.js';
 
 async function isFile(path: string): Promise<boolean> {
   return stat(path).then(

@@ -7,8 +7,8 @@ import {
   type TestCaseBody,
   type TestRun,
   type TestRunStatus,
-} from '../../records/agent-test.js';
-import { isoNow } from '../../records/timestamps.js';
+} from '../../schemas/agent-test.js';
+import { isoNow } from '../../schemas/timestamps.js';
 import type { Keys } from '../keys.js';
 import { pageByScore, type Page, type PageQuery } from '../pagination.js';
 import type { Redis } from '../redis.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { isoNow } from '../../records/timestamps.js';
+import { isoNow } from '../../schemas/timestamps.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors/app-errors.js';
 import { newAgentToken, newId } from '../../ids/new-id.js';
 import {
@@ -11,7 +11,7 @@ import {
   type AgentPatch,
   type AgentStats,
   type StoredAgent,
-} from '../../records/agent.js';
+} from '../../schemas/agent.js';
 import { BoundedCache } from '../../primitives/bounded-cache.js';
 import type { Keys } from '../keys.js';
 import { loadJson, pageByScore, type Page, type PageQuery } from '../pagination.js';

@@ -1,4 +1,4 @@
-import { entryArg, type OutboxEntry } from '../../records/outbox-entry.js';
+import { entryArg, type OutboxEntry } from '../../schemas/outbox-entry.js';
 import { AppError, NotFoundError } from '../../errors/app-errors.js';
 import type {
   ConversationAnalysis,
@@ -6,8 +6,8 @@ import type {
   Message,
   MessageCreate,
   MessageStatus,
-} from '../../records/conversation.js';
-import type { Session } from '../../records/session.js';
+} from '../../schemas/conversation.js';
+import type { Session } from '../../schemas/session.js';
 import { loadHashes } from '../hashes.js';
 import { BoundedCache } from '../../primitives/bounded-cache.js';
 import type { Keys } from '../keys.js';

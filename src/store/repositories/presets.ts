@@ -1,4 +1,4 @@
-import { isoNow } from '../../records/timestamps.js';
+import { isoNow } from '../../schemas/timestamps.js';
 import { ConflictError, NotFoundError } from '../../errors/app-errors.js';
 import { newId } from '../../ids/new-id.js';
 import {
@@ -7,7 +7,7 @@ import {
   type PresetCreate,
   type PresetPatch,
   type StoredPreset,
-} from '../../records/preset.js';
+} from '../../schemas/preset.js';
 import type { Keys } from '../keys.js';
 import { loadJson, pageByScore, type Page, type PageQuery } from '../pagination.js';
 import type { Redis } from '../redis.js';

@@ -1,5 +1,5 @@
-import { isoNow } from '../../records/timestamps.js';
-import { entryArg, type OutboxEntry } from '../../records/outbox-entry.js';
+import { isoNow } from '../../schemas/timestamps.js';
+import { entryArg, type OutboxEntry } from '../../schemas/outbox-entry.js';
 import { AppError, ConflictError, NotFoundError } from '../../errors/app-errors.js';
 import { newId } from '../../ids/new-id.js';
 import {
@@ -11,7 +11,7 @@ import {
   type SessionStatus,
   type SessionTransport,
   type SessionType,
-} from '../../records/session.js';
+} from '../../schemas/session.js';
 import {
   hashArgs,
   hashFromReply,
