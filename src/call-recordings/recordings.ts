@@ -211,7 +211,7 @@ export class Recordings {
   async stop(): Promise<void> {
     if (this.timer !== null) clearInterval(this.timer);
     this.timer = null;
-    await this.sweeping?.catch(() => 0);
+    await this.sweeping?.catch(() => 0); // only waited for: its failure is logged where it was started
     await this.sync?.drain();
     this.sync?.close();
   }

@@ -36,7 +36,7 @@ const optionalUrl = (protocols: string[]) =>
       try {
         return protocols.includes(new URL(v).protocol);
       } catch {
-        return false;
+        return false; // not a URL at all: reported as "must be a URL" for the variable
       }
     },
     { message: `must be a URL (${protocols.join(' or ')})` },

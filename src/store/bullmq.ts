@@ -88,6 +88,7 @@ export const bullCloseGraceMs = 5_000;
 async function within(work: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  // a close that failed is over too, which is all this asks; closeQueue goes on to the next step either way
   const settled = work.then(
     () => true as const,
     () => true as const,

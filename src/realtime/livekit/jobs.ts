@@ -147,7 +147,7 @@ function parseMetadata(raw: string): JobMetadata | null {
   try {
     value = JSON.parse(raw);
   } catch {
-    return null;
+    return null; // not JSON: the job is refused with the metadata it needs (plan())
   }
   if (typeof value !== 'object' || value === null) return null;
   const { session_id: sessionId, agent_id: agentId } = value as Record<string, unknown>;
