@@ -2,12 +2,14 @@
 // test/unit/import-graph.test.ts (scripts/import-graph.ts, which adds the one rule dependency-
 // cruiser cannot say: no cycle between two folders of src/). Ad hoc: `npx depcruise src machines`.
 //
-// The kernel (the other files directly in src/: config, env-schema, errors, ids, logger and the
-// like) may be imported by every folder and imports no folder. The composition roots (src/main.ts,
-// src/parley.ts, src/services.ts) may import every folder; no folder imports them. Type-only imports count: a folder that needs a type from another depends on it.
+// The kernel folders (config, errors, ids, logging, primitives, project) may be imported by every
+// folder and import no folder outside the kernel. The composition roots (src/main.ts,
+// src/parley.ts, src/services.ts), the only files directly in src/, may import every folder; no folder imports them. Type-only imports count: a folder that needs a type from another depends on it.
 
 /** The files of src/ that wire the folders together. */
 const compositionRoots = '^src/(main|parley|services)[.]ts$';
+/** The folders every other folder may import: configuration, domain errors, ids, logging, domain-free primitives, the project's root and version. */
+const kernel = '^src/(config|errors|ids|logging|primitives|project)/';
 /** What http/ may use of the store: the Store and its repositories, its error, its page type. */
 const storeFace = '^src/store/((store|redis|unavailable|pagination)[.]ts$|repositories/)';
 
@@ -27,9 +29,9 @@ export default {
     ),
     forbid(
       'kernel-imports-no-folder',
-      'The root files of src/ are the kernel every folder may import: they import no folder and no composition root.',
-      { path: '^src/[^/]+[.]ts$', pathNot: compositionRoots },
-      { path: ['^src/[^/]+/', compositionRoots] },
+      'The kernel folders are what every folder may import: they import no folder outside the kernel and no composition root.',
+      { path: kernel },
+      { path: ['^src/[^/]+/', compositionRoots], pathNot: kernel },
     ),
     forbid(
       'folders-import-no-composition-root',

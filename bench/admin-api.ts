@@ -284,8 +284,8 @@ async function assertSameAnswer(parleyUrl: string, baselineUrl: string, path: st
 
 async function serveParley(redisUrl: string): Promise<void> {
   const [{ loadConfig }, { createLogger }, { openParley }] = await Promise.all([
-    import('../src/config.js'),
-    import('../src/logger.js'),
+    import('../src/config/config.js'),
+    import('../src/logging/logger.js'),
     import('../src/parley.js'),
   ]);
   const config = loadConfig({

@@ -17,8 +17,8 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../src/config.js';
-import { createLogger } from '../src/logger.js';
+import { loadConfig } from '../src/config/config.js';
+import { createLogger } from '../src/logging/logger.js';
 import { openParley } from '../src/parley.js';
 import { summarizeProfile, type ProfileSummary } from './lib/cpu-profile.js';
 import { WindowProfiler } from './lib/inspector-profile.js';

@@ -18,7 +18,7 @@ import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { resolve } from 'node:path';
 import { pino } from 'pino';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/config.js';
 import { openParley } from '../src/parley.js';
 import { defaultAnnSettings } from '../src/rag/ann-index.js';
 import { LocalEmbedder } from '../src/rag/embedding/local-embedder.js';

@@ -17,7 +17,7 @@
  *   node --import tsx bench/tools.ts        # bench/results/tools.{json,md}
  */
 import { pino } from 'pino';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/config.js';
 import { postJson } from '../src/outbound/post-json.js';
 import { openParley } from '../src/parley.js';
 import { createAgent } from '../test/support/agents.js';

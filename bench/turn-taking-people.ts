@@ -17,8 +17,8 @@
  *   PEOPLE_BENCH_ROWS=default,off …   # only the rows whose names hold these words
  */
 import { createServer } from 'node:http';
-import { loadConfig } from '../src/config.js';
-import { createLogger } from '../src/logger.js';
+import { loadConfig } from '../src/config/config.js';
+import { createLogger } from '../src/logging/logger.js';
 import { openParley, type Parley } from '../src/parley.js';
 import { ProviderRegistry } from '../src/providers/registry.js';
 import { ProviderSet } from '../src/providers/speech-providers.js';

@@ -18,8 +18,8 @@
  *   node --import tsx bench/voice.ts        # writes bench/results/voice.{json,md}
  */
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../src/config.js';
-import { createLogger } from '../src/logger.js';
+import { loadConfig } from '../src/config/config.js';
+import { createLogger } from '../src/logging/logger.js';
 import { openParley, type Parley } from '../src/parley.js';
 import { PocketsphinxStt } from '../src/providers/pocketsphinx/pocketsphinx-stt.js';
 import { timeCalls } from './lib/call-timer.js';

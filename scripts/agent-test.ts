@@ -4,7 +4,7 @@
  * prints each case's expectations. Exit 0: every expectation passed; 1: any failed; 2: the run
  * could not be made or a case could not be played (unknown agent, no cases, Parley unreachable).
  */
-import type { CaseResult, TestRun } from '../src/records/agent-test.js';
+import type { CaseResult, TestRun } from '../src/schemas/agent-test.js';
 
 const base = (process.env['PARLEY_URL'] ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
 const apiKey = process.env['PARLEY_ADMIN_API_KEY'] ?? '';

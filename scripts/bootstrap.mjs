@@ -13,7 +13,7 @@ function lockedPackages(path) {
   try {
     return JSON.parse(readFileSync(path, 'utf8')).packages ?? {};
   } catch {
-    return undefined;
+    return undefined; // missing or not JSON: the caller names which file and installs
   }
 }
 

@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { clientBuildDir } from '../src/http/routes/client/client-files.js';
-import { projectRoot } from '../src/project-root.js';
+import { projectRoot } from '../src/project/project-root.js';
 
 const source = join(projectRoot, 'src', 'client');
 

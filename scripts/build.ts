@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { projectRoot } from '../src/project-root.js';
+import { projectRoot } from '../src/project/project-root.js';
 import { buildIfChanged, type BuildStep } from './build-if-changed.js';
 
 /** Where each step's inputs hash is kept. */

@@ -1,4 +1,4 @@
-import { projectRoot } from '../src/project-root.js';
+import { projectRoot } from '../src/project/project-root.js';
 import { importGraphViolations } from './import-graph.js';
 
 // `npm run check`: the rules between the folders of src/ (scripts/import-graph.ts); exit 1 on any violation.

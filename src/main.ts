@@ -10,8 +10,8 @@ import { WorkerPool } from './boot/cluster/worker-pool.js';
 import { EmbeddedRedis } from './boot/redis-server.js';
 import { serveParley, shownUrl } from './boot/serve.js';
 import { Shutdown } from './boot/shutdown.js';
-import { ConfigError, loadConfig, type Config } from './config.js';
-import { createLogger } from './logger.js';
+import { ConfigError, loadConfig, type Config } from './config/config.js';
+import { createLogger } from './logging/logger.js';
 import type { Parley } from './parley.js';
 
 type Crash = (err: unknown, what: string) => never;

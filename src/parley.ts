@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
+import type { Config } from './config/config.js';
 import { createApp, type ParleyApp } from './http/app.js';
 import { answerClientErrors } from './http/client-error.js';
 import { Metrics } from './metrics/process-metrics.js';

@@ -9,7 +9,7 @@ import { ProviderDemand } from './agents/provider-demand.js';
 import { AgentReadiness } from './agents/readiness.js';
 import { PostCallAnalysis } from './analysis/post-call-analysis.js';
 import { ChatService } from './chat/chat-service.js';
-import type { Config } from './config.js';
+import type { Config } from './config/config.js';
 import { EventOutbox } from './events/outbox.js';
 import type { OperatorMetrics } from './metrics/operator-metrics.js';
 import { loadSmartTurn, type SmartTurnModel } from './pipeline/turn/smart-turn.js';
@@ -30,9 +30,9 @@ import { VoiceSessions } from './realtime/session-grants.js';
 import { CallSessions } from './telephony/call-sessions.js';
 import { VoiceSession } from './sessions/voice-session.js';
 import type { Store } from './store/store.js';
-import { createTurnRecorder, type SessionRecorder } from './recording/turn-recorder.js';
-import { RecordingBucket } from './recordings/recording-bucket.js';
-import { Recordings } from './recordings/recordings.js';
+import { createTurnRecorder, type SessionRecorder } from './session-writes/turn-recorder.js';
+import { RecordingBucket } from './call-recordings/recording-bucket.js';
+import { Recordings } from './call-recordings/recordings.js';
 import { join } from 'node:path';
 
 /** The domain services behind the SDK API, built once per process. */
@@ -67,7 +67,7 @@ export interface Services {
   livekit: LivekitPlane;
   /** Post-call analysis: durable queue of sessions to summarise, fed by session ends (src/analysis). */
   analysis: PostCallAnalysis;
-  /** Call recordings under PARLEY_DATA_DIR/recordings, and their retention sweep (src/recordings). */
+  /** Call recordings under PARLEY_DATA_DIR/recordings, and their retention sweep (src/call-recordings). */
   recordings: Recordings;
   /** Agent tests: scripted callers played through the voice path, results per expectation (src/agent-tests). */
   agentTests: AgentTestRunner;

@@ -19,7 +19,7 @@ import { mostlyLetters } from '../../machines/turn-words/phrases.js';
 import type { AudioFrame } from '../../src/audio/audio-frame.js';
 import type { SileroVad } from '../../src/pipeline/vad/silero-vad.js';
 import type { PocketsphinxStt } from '../../src/providers/pocketsphinx/pocketsphinx-stt.js';
-import { defaultAgentSettings, type StoredAgent } from '../../src/records/agent.js';
+import { defaultAgentSettings, type StoredAgent } from '../../src/schemas/agent.js';
 import { sessionMachineInput } from '../../src/sessions/machine-input.js';
 import { SegmentTranscripts } from '../../src/sessions/segment-transcripts.js';
 import { sessionInput } from '../../src/sessions/session-input.js';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Parley } from '../../src/parley.js';
-import type { RecordingMode } from '../../src/records/recording-settings.js';
+import type { RecordingMode } from '../../src/schemas/recording-settings.js';
 import type { TalkClip } from '../voice/talk-clip.js';
 import { admin, openSession } from '../voice/http.js';
 import { loopResolutionMs } from '../voice/options.js';

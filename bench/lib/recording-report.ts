@@ -1,5 +1,5 @@
 /** bench/recording.ts's report: the phases, pooled per recording mode, against `off` (the baseline). */
-import type { RecordingMode } from '../../src/records/recording-settings.js';
+import type { RecordingMode } from '../../src/schemas/recording-settings.js';
 import { percentile } from './percentiles.js';
 import { markdownTable, round, type MachineInfo } from './report.js';
 import type { PhaseResult } from './recording-phase.js';

@@ -2,8 +2,8 @@
  * The streaming bench's Parley, in a process of its own so that its CPU (/proc) is Parley's alone:
  * the real providers, configured by `env` to call the bench's fakes (bench/streaming/fakes.ts).
  */
-import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/logger.js';
+import { loadConfig } from '../../src/config/config.js';
+import { createLogger } from '../../src/logging/logger.js';
 import { openParley } from '../../src/parley.js';
 import { testModelsDir } from '../../test/support/test-models.js';
 import { announceListening } from '../lib/server-process.js';

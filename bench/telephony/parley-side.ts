@@ -3,8 +3,8 @@
  * Twilio configured (the bench's auth token), instant STT and TTS (bench/lib/instant-speech.ts), so
  * that what is left is Parley's own work, the carrier transport's μ-law and resampling included.
  */
-import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/logger.js';
+import { loadConfig } from '../../src/config/config.js';
+import { createLogger } from '../../src/logging/logger.js';
 import { openParley } from '../../src/parley.js';
 import { instantSpeech } from '../lib/instant-speech.js';
 import { announceListening } from '../lib/server-process.js';

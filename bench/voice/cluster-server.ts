@@ -8,7 +8,7 @@ import cluster from 'node:cluster';
 import { pino } from 'pino';
 import { WorkerPool } from '../../src/boot/cluster/worker-pool.js';
 import { receiveBoot, reportReady, serveClusterMetrics } from '../../src/boot/cluster/worker-process.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 import { openParley } from '../../src/parley.js';
 import { instantSpeech } from '../lib/instant-speech.js';
 import { announceListening } from '../lib/server-process.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { transferTargetSchema } from '../records/transfer-target.js';
+import { transferTargetSchema } from '../schemas/transfer-target.js';
 
 /**
  * Call control: what an answer may ask of the session beside its words. `end_call` hangs up once

@@ -1,5 +1,5 @@
-import type { ExpectationResult, TestExpectation } from '../records/agent-test.js';
-import type { Message } from '../records/conversation.js';
+import type { ExpectationResult, TestExpectation } from '../schemas/agent-test.js';
+import type { Message } from '../schemas/conversation.js';
 import type { HeardCall } from './test-call.js';
 
 /** Everything one played case left behind: what the caller heard, and the records Parley wrote. */

@@ -1,6 +1,6 @@
 import type { LlmProvider } from '../providers/llm.js';
-import type { ExpectationResult } from '../records/agent-test.js';
-import type { StoredPreset } from '../records/preset.js';
+import type { ExpectationResult } from '../schemas/agent-test.js';
+import type { StoredPreset } from '../schemas/preset.js';
 
 const system =
   'You check a recorded phone call between a caller and a voice agent. Read the transcript and answer the question about it with one word: yes or no.';

@@ -2,7 +2,7 @@ import { WebSocket } from 'ws';
 import type { VoiceSessionGrant } from '../client/session-api.js';
 import { VoiceConnection } from '../client/voice-connection.js';
 import type { WebSocketConstructor } from '../client/websocket-like.js';
-import type { TestTurn } from '../records/agent-test.js';
+import type { TestTurn } from '../schemas/agent-test.js';
 import { callerSampleRate } from './caller-speech.js';
 import { PacedMicrophone } from './paced-microphone.js';
 

@@ -1,6 +1,6 @@
-import { AppError, NotFoundError } from '../errors.js';
-import type { TestRun } from '../records/agent-test.js';
-import { isoNow } from '../records/timestamps.js';
+import { AppError, NotFoundError } from '../errors/app-errors.js';
+import type { TestRun } from '../schemas/agent-test.js';
+import { isoNow } from '../schemas/timestamps.js';
 import { isFinished } from '../store/repositories/agent-tests.js';
 import { playCase, type CaseDeps } from './play-case.js';
 import { defaultTestCallTimings, type TestCallTimings } from './test-call.js';

@@ -1,6 +1,6 @@
-import { NotFoundError } from '../errors.js';
+import { NotFoundError } from '../errors/app-errors.js';
 import type { Store } from '../store/store.js';
-import type { TurnRecorder } from '../recording/turn-recorder.js';
+import type { TurnRecorder } from '../session-writes/turn-recorder.js';
 
 export interface DeleteAgentDeps {
   store: Store;

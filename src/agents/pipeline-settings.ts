@@ -1,6 +1,6 @@
 import type { BuiltInPreset } from '../providers/built-in/built-in-preset.js';
-import type { StoredAgent } from '../records/agent.js';
-import type { StoredPreset } from '../records/preset.js';
+import type { StoredAgent } from '../schemas/agent.js';
+import type { StoredPreset } from '../schemas/preset.js';
 import type { Store } from '../store/store.js';
 
 /** The STT, LLM and TTS settings an agent runs with. */

@@ -1,4 +1,4 @@
-import type { Capability } from '../records/provider-catalog.js';
+import type { Capability } from '../schemas/provider-catalog.js';
 import { SettledCache } from '../providers/status/settled-cache.js';
 import type { Store } from '../store/store.js';
 import type { AgentReadiness } from './readiness.js';

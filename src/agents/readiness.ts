@@ -1,8 +1,8 @@
-import { NotFoundError, nullIfNotFound } from '../errors.js';
+import { NotFoundError, nullIfNotFound } from '../errors/app-errors.js';
 import type { Usability } from '../providers/built-in/usability.js';
 import type { BuiltInPreset } from '../providers/built-in/built-in-preset.js';
-import type { Capability } from '../records/provider-catalog.js';
-import type { StoredAgent } from '../records/agent.js';
+import type { Capability } from '../schemas/provider-catalog.js';
+import type { StoredAgent } from '../schemas/agent.js';
 import type { PipelineSettings, PipelineSettingsOf } from './pipeline-settings.js';
 
 /** Whether an agent can serve one channel here, and every reason it cannot. */

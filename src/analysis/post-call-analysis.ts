@@ -1,15 +1,15 @@
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
-import { nullIfNotFound } from '../errors.js';
-import { outboxEntry } from '../records/outbox-entry.js';
+import { nullIfNotFound } from '../errors/app-errors.js';
+import { outboxEntry } from '../schemas/outbox-entry.js';
 import type { EventOutbox } from '../events/outbox.js';
 import type { PipelineSettingsOf } from '../agents/pipeline-settings.js';
 import type { LlmProvider } from '../providers/llm.js';
-import type { StoredPreset } from '../records/preset.js';
-import { isoNow } from '../records/timestamps.js';
+import type { StoredPreset } from '../schemas/preset.js';
+import { isoNow } from '../schemas/timestamps.js';
 import { DurableQueue } from '../queues/durable-queue.js';
 import type { Store } from '../store/store.js';
-import { analysisJobId, type AnalysisRequest } from '../records/analysis-request.js';
+import { analysisJobId, type AnalysisRequest } from '../schemas/analysis-request.js';
 import { writeAnalysis } from './write-analysis.js';
 
 export interface PostCallAnalysisOptions {

@@ -1,8 +1,8 @@
 import type { LlmProvider } from '../providers/llm.js';
-import type { Message } from '../records/conversation.js';
-import type { StoredPreset } from '../records/preset.js';
-import { describeErrors, validatorFor } from '../records/json-schema.js';
-import type { AnalysisSettings } from '../records/analysis-settings.js';
+import type { Message } from '../schemas/conversation.js';
+import type { StoredPreset } from '../schemas/preset.js';
+import { describeErrors, validatorFor } from '../schemas/json-schema.js';
+import type { AnalysisSettings } from '../schemas/analysis-settings.js';
 
 export interface AnalysisCall {
   /** The conversation, oldest first. */

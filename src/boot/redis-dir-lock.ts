@@ -53,7 +53,7 @@ async function readPid(path: string): Promise<number | undefined> {
     const pid = Number.parseInt((await readFile(path, 'utf8')).trim(), 10);
     return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
   } catch {
-    return undefined;
+    return undefined; // no owner file (or none readable): no owner to stop or to match
   }
 }
 
@@ -77,7 +77,7 @@ function processCommand(pid: number): string | undefined {
   try {
     return execFileSync('ps', ['-o', 'command=', '-p', String(pid)], { encoding: 'utf8', timeout: 2_000 }).trim();
   } catch {
-    return undefined;
+    return undefined; // no ps, or the process is gone: "cannot tell", as documented above
   }
 }
 

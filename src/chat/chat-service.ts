@@ -1,12 +1,12 @@
 import type { Logger } from 'pino';
 import { endReasonOf, type CallAction } from '../actions/call-action.js';
-import { AppError, ConflictError, NotFoundError } from '../errors.js';
-import type { StoredAgent } from '../records/agent.js';
+import { AppError, ConflictError, NotFoundError } from '../errors/app-errors.js';
+import type { StoredAgent } from '../schemas/agent.js';
 import { notConfiguredMessage } from '../respond/answer-failure.js';
 import type { Answer, Responder } from '../respond/responder.js';
 import type { RagService } from '../rag/rag-service.js';
 import type { Store } from '../store/store.js';
-import type { SessionRecorder } from '../recording/turn-recorder.js';
+import type { SessionRecorder } from '../session-writes/turn-recorder.js';
 
 export interface ChatRequest {
   message: string;

@@ -54,6 +54,6 @@ export function toApiError(status: number, text: string, requestId: string | nul
 
 /** Reads the error of a non-2xx `fetch` answer (see toApiError). */
 export async function readApiError(res: Response): Promise<ParleyApiError> {
-  const text = await res.text().catch(() => '');
+  const text = await res.text().catch(() => ''); // a body that cannot be read: the status alone makes the error
   return toApiError(res.status, text, res.headers.get('X-Request-Id'));
 }

@@ -102,7 +102,7 @@ export function parseServerMessage(text: string): KnownServerMessage | UnknownSe
   try {
     raw = JSON.parse(text);
   } catch {
-    return null;
+    return null; // not JSON: no server message, which null says to the caller
   }
   if (typeof raw !== 'object' || raw === null || typeof (raw as { type?: unknown }).type !== 'string') return null;
   return raw as KnownServerMessage | UnknownServerMessage;

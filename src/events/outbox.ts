@@ -1,14 +1,14 @@
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
-import { isoNow } from '../records/timestamps.js';
-import { newId } from '../ids.js';
-import type { StoredAgent } from '../records/agent.js';
+import { isoNow } from '../schemas/timestamps.js';
+import { newId } from '../ids/new-id.js';
+import type { StoredAgent } from '../schemas/agent.js';
 import type { EventDeliveryObserver } from '../metrics/operator-metrics.js';
 import { DurableQueue } from '../queues/durable-queue.js';
 import type { Store } from '../store/store.js';
-import type { AsyncEventType, EventEnvelope } from '../records/event-types.js';
+import type { AsyncEventType, EventEnvelope } from '../schemas/event-types.js';
 import { outboundHeaders } from '../outbound/outbound-headers.js';
-import type { OutboxEntry } from '../records/outbox-entry.js';
+import type { OutboxEntry } from '../schemas/outbox-entry.js';
 import { postJson } from '../outbound/post-json.js';
 
 export interface OutboxOptions {

@@ -1,4 +1,4 @@
-import { AppError } from '../errors.js';
+import { AppError } from '../errors/app-errors.js';
 
 /** Content codings a JSON body may be sent in (decoded by the body parser); 415 names them. */
 const acceptedEncodings = 'gzip, deflate, br';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { createDocument } from 'zod-openapi';
-import { version } from '../version.js';
+import { version } from '../project/version.js';
 import type { Area } from './areas.js';
 import { defineRoute, openApiPaths, type RouteDef } from './route.js';
 

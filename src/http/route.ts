@@ -3,7 +3,7 @@ import type {} from '@koa/bodyparser';
 import type { Context, Middleware } from 'koa';
 import type { z } from 'zod';
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject, ZodOpenApiResponseObject } from 'zod-openapi';
-import { AppError, ValidationError, type FieldProblem } from '../errors.js';
+import { AppError, ValidationError, type FieldProblem } from '../errors/app-errors.js';
 import { errorBodySchema } from './error-body.js';
 
 type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';

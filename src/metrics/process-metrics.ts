@@ -1,4 +1,4 @@
-import { withTimeout } from '../with-timeout.js';
+import { withTimeout } from '../primitives/with-timeout.js';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import {

@@ -1,4 +1,4 @@
-import { version } from '../version.js';
+import { version } from '../project/version.js';
 import { signBody } from './signature.js';
 
 const userAgent = `Parley/${version}`;

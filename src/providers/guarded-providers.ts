@@ -1,4 +1,4 @@
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { callWithin, streamWithin } from './call-deadline.js';
 import type { LlmDelta, LlmProvider, LlmRequest, LlmToolRequest } from './llm.js';
 import { ProviderError } from './provider-error.js';

@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
-import type { StoredPreset } from '../records/preset.js';
+import type { Config } from '../config/config.js';
+import type { StoredPreset } from '../schemas/preset.js';
 import { LlamaLlm, type LlamaModelOptions } from './llama/llama-llm.js';
 import { SharedLlamaModel, type LoadedModel } from './llama/shared-llama-model.js';
 import type { LlmProvider } from './llm.js';

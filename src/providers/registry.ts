@@ -1,5 +1,5 @@
-import type { Config } from '../config.js';
-import { findProvider, providers as catalog, type Capability } from '../records/provider-catalog.js';
+import type { Config } from '../config/config.js';
+import { findProvider, providers as catalog, type Capability } from '../schemas/provider-catalog.js';
 import { EspeakProbe } from './espeak/espeak-probe.js';
 import { FliteProbe } from './flite/flite-probe.js';
 import { readModelManifest, type ModelManifest } from './models/model-manifest.js';

@@ -1,7 +1,7 @@
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { DeepgramStt } from './deepgram/deepgram-stt.js';
 import type { DeepgramOptions } from './deepgram/deepgram-options.js';
-import type { StoredPreset } from '../records/preset.js';
+import type { StoredPreset } from '../schemas/preset.js';
 import { ElevenLabsTts, type ElevenLabsTtsOptions } from './elevenlabs/elevenlabs-tts.js';
 import { EspeakTts, type EspeakTtsOptions } from './espeak/espeak-tts.js';
 import { FliteTts, type FliteTtsOptions } from './flite/flite-tts.js';

@@ -1,4 +1,4 @@
-import type { Chunk, DocumentRecord, SearchHit } from '../records/document.js';
+import type { Chunk, DocumentRecord, SearchHit } from '../schemas/document.js';
 import { defaultAnnSettings, type AnnSettings } from './ann-index.js';
 import { LexicalIndex } from './lexical-index.js';
 import { VectorIndex } from './vector-index.js';

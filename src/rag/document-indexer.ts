@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import { nullIfNotFound } from '../errors.js';
-import type { Chunk, DocumentRecord } from '../records/document.js';
+import { nullIfNotFound } from '../errors/app-errors.js';
+import type { Chunk, DocumentRecord } from '../schemas/document.js';
 import type { Store } from '../store/store.js';
 import type { Embedder } from './embedding/embedder.js';
 import { EmbeddingPool } from './embedding/embedding-pool.js';

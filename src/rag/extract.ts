@@ -1,8 +1,8 @@
 import { extname } from 'node:path';
 import { htmlToText, type FormatCallback } from 'html-to-text';
 import { extractText, getDocumentProxy } from 'unpdf';
-import { AppError } from '../errors.js';
-import type { DocumentType } from '../records/document.js';
+import { AppError } from '../errors/app-errors.js';
+import type { DocumentType } from '../schemas/document.js';
 
 /** Why a document cannot be ingested; `status` says what the upload answers (400 or 415). */
 export class DocumentError extends AppError {

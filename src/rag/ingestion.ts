@@ -1,6 +1,6 @@
 import { Queue, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
-import { nullIfNotFound } from '../errors.js';
+import { nullIfNotFound } from '../errors/app-errors.js';
 import { bullConnection, closeQueue } from '../store/bullmq.js';
 import type { Store } from '../store/store.js';
 import type { Embedder } from './embedding/embedder.js';

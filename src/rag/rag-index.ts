@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { DocumentRecord } from '../records/document.js';
+import type { DocumentRecord } from '../schemas/document.js';
 import type { DocumentRepository } from '../store/repositories/documents.js';
 import { AgentIndex } from './agent-index.js';
 import type { AnnSettings } from './ann-index.js';

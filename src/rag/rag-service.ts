@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
-import { ConflictError, NotFoundError } from '../errors.js';
-import type { RagConfig } from '../config.js';
+import { ConflictError, NotFoundError } from '../errors/app-errors.js';
+import type { RagConfig } from '../config/config.js';
 import type { EventOutbox } from '../events/outbox.js';
 import type { Embedder } from './embedding/embedder.js';
 import type { Embedders } from './embedding/embedders.js';
-import type { StoredAgent } from '../records/agent.js';
-import type { DocumentRecord, DocumentType, SearchHit } from '../records/document.js';
+import type { StoredAgent } from '../schemas/agent.js';
+import type { DocumentRecord, DocumentType, SearchHit } from '../schemas/document.js';
 import type { Store } from '../store/store.js';
 import { verifyDocument } from './extract.js';
 import { Ingestion } from './ingestion.js';

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { AppError } from '../errors.js';
-import { newId } from '../ids.js';
-import type { StoredAgent } from '../records/agent.js';
-import type { Session } from '../records/session.js';
+import { AppError } from '../errors/app-errors.js';
+import { newId } from '../ids/new-id.js';
+import type { StoredAgent } from '../schemas/agent.js';
+import type { Session } from '../schemas/session.js';
 import type { Store } from '../store/store.js';
-import type { SessionRecorder } from '../recording/turn-recorder.js';
+import type { SessionRecorder } from '../session-writes/turn-recorder.js';
 import { clientUrl, mintParticipantToken, type LivekitCredentials } from './livekit/tokens.js';
 import { mediaPath } from './websocket/media-server.js';
 import type { MediaTokens } from './websocket/media-token.js';

@@ -1,5 +1,5 @@
 import type { CallAction } from '../actions/call-action.js';
-import type { Session } from '../records/session.js';
+import type { Session } from '../schemas/session.js';
 
 /** One user turn to answer (chat or voice). */
 export interface Turn {

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { AgentReadiness } from '../agents/readiness.js';
-import type { StoredAgent } from '../records/agent.js';
+import type { StoredAgent } from '../schemas/agent.js';
 import type { Store } from '../store/store.js';
 import { describeLlmError } from './answer-failure.js';
 

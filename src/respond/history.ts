@@ -1,5 +1,5 @@
 import type { ChatMessage, LlmToolCall } from '../providers/llm.js';
-import type { Message } from '../records/conversation.js';
+import type { Message } from '../schemas/conversation.js';
 
 /**
  * Stored messages as the model's history: user and agent messages as they were (failed answers

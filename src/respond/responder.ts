@@ -1,12 +1,12 @@
 import type { Logger } from 'pino';
 import type { PipelineSettingsOf } from '../agents/pipeline-settings.js';
 import type { ChatMessage, LlmProvider } from '../providers/llm.js';
-import type { StoredAgent } from '../records/agent.js';
-import type { StoredPreset } from '../records/preset.js';
+import type { StoredAgent } from '../schemas/agent.js';
+import type { StoredPreset } from '../schemas/preset.js';
 import type { WebhookObserver } from '../metrics/operator-metrics.js';
 import type { Store } from '../store/store.js';
 import { Toolbox } from '../tools/toolbox.js';
-import type { TurnRecorder } from '../recording/turn-recorder.js';
+import type { TurnRecorder } from '../session-writes/turn-recorder.js';
 import { toLlmHistory } from './history.js';
 import { answerWithTools } from './tool-loop.js';
 import { guardedLlm } from '../providers/guarded-providers.js';

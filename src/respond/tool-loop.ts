@@ -1,6 +1,6 @@
 import type { ChatMessage, LlmProvider, LlmToolCall } from '../providers/llm.js';
 import { ProviderError } from '../providers/provider-error.js';
-import type { StoredPreset } from '../records/preset.js';
+import type { StoredPreset } from '../schemas/preset.js';
 import type { CallAction } from '../actions/call-action.js';
 import type { ToolContext, ToolOutcome, Toolbox } from '../tools/toolbox.js';
 

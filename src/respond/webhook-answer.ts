@@ -1,4 +1,4 @@
-import type { StoredAgent } from '../records/agent.js';
+import type { StoredAgent } from '../schemas/agent.js';
 import type { WebhookObserver } from '../metrics/operator-metrics.js';
 import { withAgentTarget } from '../actions/call-action.js';
 import { webhookErrorTypes } from './answer-failure.js';

@@ -1,4 +1,4 @@
-import { isoNow } from '../records/timestamps.js';
+import { isoNow } from '../schemas/timestamps.js';
 import { PostFailed, signedPost, type PostFailure, type SignedPostTarget } from '../outbound/signed-post.js';
 import { parseWebhookAction, type CallAction } from '../actions/call-action.js';
 import { StreamFormatError } from './stream-framing.js';

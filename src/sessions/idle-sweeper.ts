@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import { nullIfNotFound } from '../errors.js';
+import { nullIfNotFound } from '../errors/app-errors.js';
 import type { Store } from '../store/store.js';
-import type { TurnRecorder } from '../recording/turn-recorder.js';
+import type { TurnRecorder } from '../session-writes/turn-recorder.js';
 
 export interface IdleSweeperOptions {
   store: Store;

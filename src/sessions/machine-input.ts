@@ -1,5 +1,5 @@
 import type { SessionMachineInput } from '../../machines/session.machine.js';
-import type { StoredAgent } from '../records/agent.js';
+import type { StoredAgent } from '../schemas/agent.js';
 
 /** The session machine's settings, read from the agent once when the session starts. */
 export function sessionMachineInput(agent: StoredAgent): SessionMachineInput {

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { StoredAgent } from '../records/agent.js';
+import type { StoredAgent } from '../schemas/agent.js';
 import type { MediaTransport } from './transport/media-transport.js';
 import type { Store } from '../store/store.js';
 import { endReasonOf, type CallAction } from '../actions/call-action.js';

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
-import { nullIfNotFound } from '../errors.js';
+import { nullIfNotFound } from '../errors/app-errors.js';
 import { reapHolder, type ReapReason } from '../store/repositories/session-leases.js';
 import type { Store } from '../store/store.js';
-import type { TurnRecorder } from '../recording/turn-recorder.js';
+import type { TurnRecorder } from '../session-writes/turn-recorder.js';
 
 export interface SessionReaperOptions {
   store: Pick<Store, 'leases' | 'sessions' | 'agents'>;

@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
-import type { StoredAgent } from '../records/agent.js';
-import type { Session, SessionEndReason } from '../records/session.js';
+import type { StoredAgent } from '../schemas/agent.js';
+import type { Session, SessionEndReason } from '../schemas/session.js';
 import type { MediaTransport } from './transport/media-transport.js';
 import type { Store } from '../store/store.js';
-import type { TurnRecorder } from '../recording/turn-recorder.js';
+import type { TurnRecorder } from '../session-writes/turn-recorder.js';
 import { LeaseKeeper, newInstanceId } from './lease-keeper.js';
 
 /** What the supervisor needs of a running session (VoiceSession in production). */

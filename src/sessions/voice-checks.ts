@@ -19,7 +19,7 @@ import type { ReplyStages } from '../pipeline/reply/reply.js';
 import { StageFailure } from '../pipeline/reply/stage-failure.js';
 import type { EndOfTurnModel } from '../pipeline/turn/end-of-turn-model.js';
 import { StatementEnd } from '../pipeline/turn/statement-end.js';
-import type { StoredAgent } from '../records/agent.js';
+import type { StoredAgent } from '../schemas/agent.js';
 import type { ServerEvent } from './transport/messages.js';
 import type { SegmentTranscripts } from './segment-transcripts.js';
 import type { MediaTransport } from './transport/media-transport.js';

@@ -12,8 +12,8 @@ import type { SpeechLimits } from '../providers/guarded-providers.js';
 import type { RagService } from '../rag/rag-service.js';
 import type { Responder } from '../respond/responder.js';
 import type { Store } from '../store/store.js';
-import type { SessionRecorder } from '../recording/turn-recorder.js';
-import type { Recordings } from '../recordings/recordings.js';
+import type { SessionRecorder } from '../session-writes/turn-recorder.js';
+import type { Recordings } from '../call-recordings/recordings.js';
 
 /** What every voice session of a process shares. */
 export interface VoiceSessionDeps {

@@ -7,8 +7,8 @@ import { StageFailure, type ReplyStage } from '../pipeline/reply/stage-failure.j
 import { ProviderError } from '../providers/provider-error.js';
 import { defaultSpeechLimits, guardedStt, guardedTts } from '../providers/guarded-providers.js';
 import { isStreamingTts, type StreamingTtsProvider } from '../providers/tts.js';
-import type { StoredAgent } from '../records/agent.js';
-import type { Session } from '../records/session.js';
+import type { StoredAgent } from '../schemas/agent.js';
+import type { Session } from '../schemas/session.js';
 import { AnswerFailed } from '../respond/responder.js';
 import type { CallControl } from './call-control.js';
 import type { VoiceSessionDeps } from './voice-session-deps.js';

@@ -24,7 +24,7 @@ import type { PlayoutEvent, SpeechChunk } from '../pipeline/reply/playout.js';
 import { reply, type ReplyEvent, type ReplySource, type ReplyStages } from '../pipeline/reply/reply.js';
 import type { CallControl } from './call-control.js';
 import { transcriptEnding } from '../../machines/turn-words/endpointing.js';
-import { TurnReport, type TurnOrigin, type TurnScope } from '../recording/turn-report.js';
+import { TurnReport, type TurnOrigin, type TurnScope } from '../session-writes/turn-report.js';
 import { failureMessage, fallbackEvents, type TurnFailed } from './turn-failure.js';
 import type { MediaTransport } from './transport/media-transport.js';
 import type { ServerEvent } from './transport/messages.js';

@@ -1,6 +1,6 @@
 import type { ConnectionOptions, Queue, Worker } from 'bullmq';
 import { Cluster } from 'ioredis';
-import { parseRedisAddress } from '../redis-address.js';
+import { parseRedisAddress } from '../config/redis-address.js';
 
 export interface BullConnectionOptions {
   /**
@@ -18,7 +18,7 @@ export interface BullConnectionOptions {
  * 2 s (BullMQ's default backs off to 20 s, which would leave workers idle long after an outage),
  * and workers resume taking jobs on their own once Redis is back.
  *
- * `redisUrl` is Config.redisUrl (src/redis-address.ts): one server; Sentinels (ioredis asks them
+ * `redisUrl` is Config.redisUrl (src/config/redis-address.ts): one server; Sentinels (ioredis asks them
  * for the master, and again after a failover: `failoverDetector` follows `+switch-master`); or a
  * cluster, as an ioredis Cluster instance (closed by closeQueue). On a cluster the queues' prefix
  * must carry a hash tag (BullMQ's scripts touch several keys of a queue): Parley's prefix is
@@ -88,6 +88,7 @@ export const bullCloseGraceMs = 5_000;
 async function within(work: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  // a close that failed is over too, which is all this asks; closeQueue goes on to the next step either way
   const settled = work.then(
     () => true as const,
     () => true as const,

@@ -1,7 +1,7 @@
 /**
  * Every Redis key name Parley uses, built here and nowhere else. Keys that belong to one entity
  * carry a hash tag (`{agent:<id>}`) so they share a cluster slot. On a Redis Cluster the prefix
- * itself is a hash tag (`{parley}`, see config.ts) and, being the first, is the one that counts:
+ * itself is a hash tag (`{parley}`, see config/config.ts) and, being the first, is the one that counts:
  * every key sits in one slot, because scripts write several entities and the global indexes at
  * once (test/unit/cluster-keys.test.ts checks every method here).
  */

@@ -1,4 +1,4 @@
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../errors/app-errors.js';
 import type { Redis } from './redis.js';
 
 /** `?limit=&cursor=&from=&to=` as the list endpoints accept them (DESIGN.md). */

@@ -1,6 +1,6 @@
 import { createClient } from 'redis';
 import type { Logger } from 'pino';
-import type { RedisNodeAddress } from '../redis-address.js';
+import type { RedisNodeAddress } from '../config/redis-address.js';
 import { keySlot } from './cluster-slot.js';
 
 /** Finds the one Redis server Parley's keys live on now (a Sentinel's master, a cluster slot's master). */

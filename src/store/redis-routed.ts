@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { RedisNodeAddress } from '../redis-address.js';
+import type { RedisNodeAddress } from '../config/redis-address.js';
 import { closeRedisNode, connectRedisNode, type Redis, type RedisNodeOptions } from './redis-node.js';
 import type { RedisLocator } from './redis-locator.js';
 

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { parseRedisAddress } from '../redis-address.js';
+import { parseRedisAddress } from '../config/redis-address.js';
 import { awaitReplicas, closeRedisNode, connectRedisNode, type Redis } from './redis-node.js';
 import { clusterSlotLocator, sentinelLocator } from './redis-locator.js';
 import { closeRoutedRedis, connectRoutedRedis } from './redis-routed.js';
@@ -7,7 +7,7 @@ import { closeRoutedRedis, connectRoutedRedis } from './redis-routed.js';
 export type { Redis } from './redis-node.js';
 
 export interface RedisOptions {
-  /** Config.redisUrl: a redis:// URL, or the Sentinels or cluster it names (src/redis-address.ts). */
+  /** Config.redisUrl: a redis:// URL, or the Sentinels or cluster it names (src/config/redis-address.ts). */
   url: string;
   logger?: Logger;
   /**

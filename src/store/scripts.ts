@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { projectRoot } from '../project-root.js';
+import { projectRoot } from '../project/project-root.js';
 import { awaitWriteReplicas, type Redis } from './redis.js';
 
 export interface ScriptOptions {

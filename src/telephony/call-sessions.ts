@@ -1,6 +1,6 @@
-import { newId } from '../ids.js';
-import type { StoredAgent } from '../records/agent.js';
-import type { SessionRecorder } from '../recording/turn-recorder.js';
+import { newId } from '../ids/new-id.js';
+import type { StoredAgent } from '../schemas/agent.js';
+import type { SessionRecorder } from '../session-writes/turn-recorder.js';
 import type { Store } from '../store/store.js';
 
 /** Parley's Twilio Media Streams endpoint, relative to PARLEY_PUBLIC_URL. */

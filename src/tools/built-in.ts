@@ -2,7 +2,7 @@ import type { ChatCompletionFunctionTool } from 'openai/resources/chat/completio
 import { z } from 'zod';
 import type { CallAction } from '../actions/call-action.js';
 import type { LlmToolDefinition } from '../providers/llm.js';
-import type { StoredAgent } from '../records/agent.js';
+import type { StoredAgent } from '../schemas/agent.js';
 import type { ToolContext } from './toolbox.js';
 
 /**

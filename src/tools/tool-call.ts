@@ -1,5 +1,5 @@
 import { signedPost, type PostFailure, type SignedPostTarget } from '../outbound/signed-post.js';
-import { isoNow } from '../records/timestamps.js';
+import { isoNow } from '../schemas/timestamps.js';
 
 /** The body of a tool call: what the operator's tool endpoint receives. */
 export interface ToolCallRequest {

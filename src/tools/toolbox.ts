@@ -1,13 +1,13 @@
 import type { Logger } from 'pino';
 import type { LlmToolCall, LlmToolDefinition } from '../providers/llm.js';
-import type { StoredAgent } from '../records/agent.js';
-import type { ToolCallRecord } from '../records/conversation.js';
-import type { Session } from '../records/session.js';
+import type { StoredAgent } from '../schemas/agent.js';
+import type { ToolCallRecord } from '../schemas/conversation.js';
+import type { Session } from '../schemas/session.js';
 import type { Store } from '../store/store.js';
-import { describeErrors, validatorFor } from '../records/json-schema.js';
+import { describeErrors, validatorFor } from '../schemas/json-schema.js';
 import { builtInTools, type BuiltInTool, type TurnEnding } from './built-in.js';
 import { postToolCall, type ToolFailure, type ToolResult } from './tool-call.js';
-import { toolUrlProblem, type ToolSettings } from '../records/tool-settings.js';
+import { toolUrlProblem, type ToolSettings } from '../schemas/tool-settings.js';
 
 /** Whose turn a tool call belongs to. */
 export interface ToolContext {

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 import type { AudioFrame } from '../../src/audio/audio-frame.js';
 import { readWav } from '../../src/audio/wav.js';
 import { ProviderRegistry } from '../../src/providers/registry.js';

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readWav } from '../../src/audio/wav.js';
 import type { AudioFrame } from '../../src/audio/audio-frame.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 import { ProviderRegistry } from '../../src/providers/registry.js';
 import { ProviderSet, type SpeechProviders } from '../../src/providers/speech-providers.js';
 import type { SttProvider } from '../../src/providers/stt.js';

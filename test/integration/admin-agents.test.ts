@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defaultAgentSettings } from '../../src/records/agent.js';
+import { defaultAgentSettings } from '../../src/schemas/agent.js';
 import { parleyForFile, type TestResponse } from '../support/parley.js';
 import { createAgent } from '../support/agents.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { NotFoundError } from '../../src/errors.js';
-import type { Session } from '../../src/records/session.js';
+import { NotFoundError } from '../../src/errors/app-errors.js';
+import type { Session } from '../../src/schemas/session.js';
 import { parleyForFile } from '../support/parley.js';
 import { createAgent } from '../support/agents.js';
 

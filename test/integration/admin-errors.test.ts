@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { NotFoundError } from '../../src/errors.js';
-import type { ErrorRecord } from '../../src/records/error-record.js';
+import { NotFoundError } from '../../src/errors/app-errors.js';
+import type { ErrorRecord } from '../../src/schemas/error-record.js';
 import { parleyForFile } from '../support/parley.js';
 import { createAgent } from '../support/agents.js';
 

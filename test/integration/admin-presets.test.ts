@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { providerNames } from '../../src/records/provider-catalog.js';
+import { providerNames } from '../../src/schemas/provider-catalog.js';
 import { parleyForFile, type TestResponse } from '../support/parley.js';
 
 const bed = parleyForFile();

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { projectRoot } from '../../src/project-root.js';
+import { projectRoot } from '../../src/project/project-root.js';
 
 /** `npm run agent-test -- …` as an operator's CI runs it: its exit code and output. */
 export async function runCli(

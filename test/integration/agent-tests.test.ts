@@ -6,7 +6,7 @@
  * through that same LLM. For each expectation kind, a case that meets it and one that does not.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestRun } from '../../src/records/agent-test.js';
+import type { TestRun } from '../../src/schemas/agent-test.js';
 import { createAgent } from '../support/agents.js';
 import { HttpReceiver, type ReceivedRequest, type Reply } from '../support/http-receiver.js';
 import { startOpenAiServer, type ChatCompletionRequest, type ToolCallsAnswer } from '../support/openai-server.js';

@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { OutboxEntry } from '../../src/records/outbox-entry.js';
+import type { OutboxEntry } from '../../src/schemas/outbox-entry.js';
 import { HttpReceiver } from '../support/http-receiver.js';
 import { startParleyProcess, type ParleyProcess } from '../support/main-process.js';
 import { startParley, testAdminKey } from '../support/parley.js';

@@ -5,7 +5,7 @@ import { HttpReceiver, type ReceivedRequest } from '../support/http-receiver.js'
 import { startParley, type TestParley, type TestResponse } from '../support/parley.js';
 import { TestRedis, freePort } from '../support/redis-server.js';
 import { verifyParleySignature } from '../support/signature.js';
-import type { Agent } from '../../src/records/agent.js';
+import type { Agent } from '../../src/schemas/agent.js';
 import { createAgent } from '../support/agents.js';
 
 /**

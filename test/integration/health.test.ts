@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { metricsJsonSchema, providersHealthSchema } from '../../src/http/routes/health/health.schema.js';
-import { version } from '../../src/version.js';
+import { version } from '../../src/project/version.js';
 import { startParley, type TestParley, type TestResponse } from '../support/parley.js';
 import { TestRedis } from '../support/redis-server.js';
 

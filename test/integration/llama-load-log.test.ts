@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 import { SharedLlamaModel } from '../../src/providers/llama/shared-llama-model.js';
 import { llmProviders, loadedModelLine } from '../../src/providers/llm-providers.js';
 import { ProviderRegistry } from '../../src/providers/registry.js';

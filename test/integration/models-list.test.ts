@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listModels } from '../../scripts/models-list.js';
 import { tinyGguf } from '../../scripts/make-tiny-gguf.js';
 import type { ManifestModel } from '../../src/providers/models/model-manifest.js';
-import { projectRoot } from '../../src/project-root.js';
+import { projectRoot } from '../../src/project/project-root.js';
 
 /** `npm run models -- --list`: every manifest model checked as the server checks it, then the own GGUF files. */
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeTinyGguf } from '../../scripts/make-tiny-gguf.js';
-import { validatorFor } from '../../src/records/json-schema.js';
+import { validatorFor } from '../../src/schemas/json-schema.js';
 import { createAgent } from '../support/agents.js';
 import { HttpReceiver } from '../support/http-receiver.js';
 import { startParley, type TestParley } from '../support/parley.js';

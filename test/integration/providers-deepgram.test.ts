@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 import { ProviderTimeout } from '../../src/providers/call-deadline.js';
 import { DeepgramStt } from '../../src/providers/deepgram/deepgram-stt.js';
 import { probeDeepgram } from '../../src/providers/deepgram/deepgram-probe.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 import { probeElevenLabs } from '../../src/providers/elevenlabs/elevenlabs-probe.js';
 import { ElevenLabsTts } from '../../src/providers/elevenlabs/elevenlabs-tts.js';
 import { defaultSpeechLimits, guardedTts } from '../../src/providers/guarded-providers.js';

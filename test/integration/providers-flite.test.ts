@@ -2,7 +2,7 @@ import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { providers as catalog } from '../../src/records/provider-catalog.js';
+import { providers as catalog } from '../../src/schemas/provider-catalog.js';
 import { FliteProbe } from '../../src/providers/flite/flite-probe.js';
 import { FliteTts } from '../../src/providers/flite/flite-tts.js';
 import { ProviderError } from '../../src/providers/provider-error.js';

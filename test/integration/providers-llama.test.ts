@@ -8,7 +8,7 @@ import type { ChatMessage, LlmDelta, LlmRequest, LlmToolDefinition } from '../..
 import { LlmProviders } from '../../src/providers/llm-providers.js';
 import { ProviderError } from '../../src/providers/provider-error.js';
 import { ProviderRegistry } from '../../src/providers/registry.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 import { describeLlmError } from '../../src/respond/answer-failure.js';
 import { writeTinyGgufs, type TinyGgufs } from '../support/tiny-gguf.js';
 

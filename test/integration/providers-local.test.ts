@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 import { LocalModel } from '../../src/providers/local/local-model.js';
 import { VitsTts } from '../../src/providers/local/vits-tts.js';
 import { WhisperStt } from '../../src/providers/local/whisper-stt.js';

@@ -3,7 +3,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repairWavSizes } from '../../src/recordings/wav-file.js';
+import { repairWavSizes } from '../../src/call-recordings/wav-file.js';
 import { adminClient } from '../support/admin-client.js';
 import { startParleyProcess } from '../support/main-process.js';
 import { testAdminKey } from '../support/parley.js';

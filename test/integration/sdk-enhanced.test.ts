@@ -4,7 +4,7 @@ import { startOpenAiServer, type ChatCompletionRequest } from '../support/openai
 import { startParley, type TestParley, type TestResponse } from '../support/parley.js';
 import { TestRedis } from '../support/redis-server.js';
 import type { Reply } from '../support/http-receiver.js';
-import type { Agent } from '../../src/records/agent.js';
+import type { Agent } from '../../src/schemas/agent.js';
 import { createAgent } from '../support/agents.js';
 
 /** POST /sdk/v1/chat in enhanced mode: Parley's own LLM (an OpenAI-compatible server) answers. */

@@ -4,7 +4,7 @@ import { HttpReceiver, type ReceivedRequest } from '../support/http-receiver.js'
 import { startParley, type TestParley, type TestResponse } from '../support/parley.js';
 import { TestRedis, freePort } from '../support/redis-server.js';
 import { verifyParleySignature } from '../support/signature.js';
-import type { Agent } from '../../src/records/agent.js';
+import type { Agent } from '../../src/schemas/agent.js';
 import { createAgent } from '../support/agents.js';
 
 /** POST /sdk/v1/chat in passthrough mode: SPEC §4.5 webhook contract and the 502s of §7. */

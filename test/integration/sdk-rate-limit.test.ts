@@ -3,7 +3,7 @@ import { eventually } from '../support/eventually.js';
 import { HttpReceiver } from '../support/http-receiver.js';
 import { startParley, type TestParley, type TestResponse } from '../support/parley.js';
 import { TestRedis } from '../support/redis-server.js';
-import type { Agent } from '../../src/records/agent.js';
+import type { Agent } from '../../src/schemas/agent.js';
 import { createAgent } from '../support/agents.js';
 
 /**

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { projectRoot } from '../../src/project-root.js';
+import { projectRoot } from '../../src/project/project-root.js';
 import { eventually } from '../support/eventually.js';
 import { HttpReceiver } from '../support/http-receiver.js';
 import { startParley, testAdminKey, type TestParley } from '../support/parley.js';

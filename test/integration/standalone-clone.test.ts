@@ -4,7 +4,7 @@ import { mkdtemp, realpath, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { projectRoot } from '../../src/project-root.js';
+import { projectRoot } from '../../src/project/project-root.js';
 
 /**
  * A `git clone` into an empty folder runs its tests with nothing beside it (issue 30): the commit

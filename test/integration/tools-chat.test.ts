@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Agent } from '../../src/records/agent.js';
+import type { Agent } from '../../src/schemas/agent.js';
 import { createAgent } from '../support/agents.js';
 import { eventually } from '../support/eventually.js';
 import { HttpReceiver, type ReceivedRequest, type Reply } from '../support/http-receiver.js';

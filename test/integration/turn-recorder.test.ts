@@ -1,10 +1,10 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { OutboxEntry } from '../../src/records/outbox-entry.js';
-import type { StoredAgent } from '../../src/records/agent.js';
-import type { Message } from '../../src/records/conversation.js';
-import type { Session } from '../../src/records/session.js';
-import { createTurnRecorder, type SessionRecorder } from '../../src/recording/turn-recorder.js';
+import type { OutboxEntry } from '../../src/schemas/outbox-entry.js';
+import type { StoredAgent } from '../../src/schemas/agent.js';
+import type { Message } from '../../src/schemas/conversation.js';
+import type { Session } from '../../src/schemas/session.js';
+import { createTurnRecorder, type SessionRecorder } from '../../src/session-writes/turn-recorder.js';
 import { eventually } from '../support/eventually.js';
 import { HttpReceiver, type ReceivedRequest } from '../support/http-receiver.js';
 import { startParley, type TestParley } from '../support/parley.js';

@@ -1,4 +1,4 @@
-import type { Agent } from '../../src/records/agent.js';
+import type { Agent } from '../../src/schemas/agent.js';
 import type { AdminClient } from './admin-client.js';
 
 /**

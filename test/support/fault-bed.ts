@@ -1,6 +1,6 @@
 import { createClient } from 'redis';
 import { afterAll, beforeAll, type ExpectStatic } from 'vitest';
-import type { ErrorRecord } from '../../src/records/error-record.js';
+import type { ErrorRecord } from '../../src/schemas/error-record.js';
 import { Keys } from '../../src/store/keys.js';
 import type { RequestOptions, TestResponse } from './admin-client.js';
 import { ControlCalls } from './control-calls.js';

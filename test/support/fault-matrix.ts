@@ -1,4 +1,4 @@
-import type { ErrorRecord } from '../../src/records/error-record.js';
+import type { ErrorRecord } from '../../src/schemas/error-record.js';
 import { eventually } from './eventually.js';
 import type { FaultBed } from './fault-bed.js';
 import type { LaneAgent, VoiceCall } from './fault-lanes.js';

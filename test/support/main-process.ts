@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { projectRoot } from '../../src/project-root.js';
+import { projectRoot } from '../../src/project/project-root.js';
 import { testAdminKey } from './parley.js';
 import { freePort, type TestRedis } from './redis-server.js';
 import { testModelsDir } from './test-models.js';

@@ -1,5 +1,5 @@
 import { pino } from 'pino';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 import { openParley, type OpenParleyOptions } from '../../src/parley.js';
 import { adminClient } from './admin-client.js';
 import { testAdminKey, type TestParley } from './parley.js';

@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 import { openParley, type OpenParleyOptions, type Parley } from '../../src/parley.js';
 import { adminClient, type AdminClient } from './admin-client.js';
 import { TestRedis } from './redis-server.js';

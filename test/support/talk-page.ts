@@ -1,5 +1,5 @@
 import { build } from 'esbuild';
-import { projectRoot } from '../../src/project-root.js';
+import { projectRoot } from '../../src/project/project-root.js';
 
 /** A page that mounts <Talk> (bundled with esbuild from src/panel/talk) and nothing else. */
 export async function talkTestPage(config: unknown): Promise<{ html: string; script: string }> {

@@ -9,17 +9,17 @@ import {
   type SessionEvent,
   type SessionMachineInput,
 } from '../../machines/session.machine.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/logging/logger.js';
 import { playout } from '../../src/pipeline/reply/playout.js';
 import type { ReplyStages } from '../../src/pipeline/reply/reply.js';
-import type { StoredAgent } from '../../src/records/agent.js';
-import type { Message } from '../../src/records/conversation.js';
-import type { Session } from '../../src/records/session.js';
+import type { StoredAgent } from '../../src/schemas/agent.js';
+import type { Message } from '../../src/schemas/conversation.js';
+import type { Session } from '../../src/schemas/session.js';
 import type { ServerEvent } from '../../src/sessions/transport/messages.js';
-import { SessionWrites } from '../../src/recording/session-writes.js';
+import { SessionWrites } from '../../src/session-writes/session-writes.js';
 import { overheardEvents } from '../../src/sessions/voice-checks.js';
 import { turnEvents, type TurnGraph } from '../../src/sessions/voice-turn.js';
-import type { AgentTurn, PlayedTurn, TurnRecorder } from '../../src/recording/turn-recorder.js';
+import type { AgentTurn, PlayedTurn, TurnRecorder } from '../../src/session-writes/turn-recorder.js';
 
 /**
  * The session machine deciding turns over a real reply graph, all in virtual time: the machine's

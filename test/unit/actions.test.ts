@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { builtInActions } from '../../src/tools/built-in.js';
 import { parseWebhookAction, sipTransferUri, withAgentTarget } from '../../src/actions/call-action.js';
-import { validatorFor as compileSchema } from '../../src/records/json-schema.js';
-import { defaultAgentSettings, type StoredAgent } from '../../src/records/agent.js';
+import { validatorFor as compileSchema } from '../../src/schemas/json-schema.js';
+import { defaultAgentSettings, type StoredAgent } from '../../src/schemas/agent.js';
 
 const agent = (settings: Partial<StoredAgent> = {}): StoredAgent => ({
   id: 'agt_test',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { containsSubset, evaluate, transcriptOf, type CallOutcome } from '../../src/agent-tests/expectations.js';
-import type { Message } from '../../src/records/conversation.js';
+import type { Message } from '../../src/schemas/conversation.js';
 
 const message = (role: Message['role'], text: string, extra: Partial<Message> = {}): Message => ({
   id: 'msg_x',

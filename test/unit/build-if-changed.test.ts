@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildIfChanged, inputsHash, type BuildStep } from '../../scripts/build-if-changed.js';
 import { buildSteps } from '../../scripts/build.js';
-import { projectRoot } from '../../src/project-root.js';
+import { projectRoot } from '../../src/project/project-root.js';
 
 /** `npm start` builds only what changed: fake steps on a temp folder, so the suite runs no real build. */
 

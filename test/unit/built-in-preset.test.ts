@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Config } from '../../src/config.js';
-import { providers as catalog } from '../../src/records/provider-catalog.js';
-import { createLogger } from '../../src/logger.js';
+import type { Config } from '../../src/config/config.js';
+import { providers as catalog } from '../../src/schemas/provider-catalog.js';
+import { createLogger } from '../../src/logging/logger.js';
 import { builtInOrder, chooseBuiltIn } from '../../src/providers/built-in/built-in-preset.js';
 import { logCapabilities } from '../../src/providers/built-in/capability-log.js';
 import { Usability } from '../../src/providers/built-in/usability.js';

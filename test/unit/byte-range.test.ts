@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseByteRange } from '../../src/recordings/byte-range.js';
+import { parseByteRange } from '../../src/call-recordings/byte-range.js';
 
 describe('parseByteRange over a 1000-byte file', () => {
   it.each([

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
-import { envSchema } from '../../src/env-schema.js';
+import { ConfigError, loadConfig } from '../../src/config/config.js';
+import { envSchema } from '../../src/config/env-schema.js';
 
 /** The problem lines of the ConfigError that loadConfig throws for `env`. */
 function problemsOf(env: Record<string, string>): string[] {
@@ -219,7 +219,7 @@ describe('loadConfig', () => {
 describe('the README configuration table', () => {
   const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
   const source = ['config.ts', 'env-schema.ts']
-    .map((file) => readFileSync(new URL(`../../src/${file}`, import.meta.url), 'utf8'))
+    .map((file) => readFileSync(new URL(`../../src/config/${file}`, import.meta.url), 'utf8'))
     .join('\n');
   /** The variable of each row of the table under "## Configuration". */
   const rows = () => {

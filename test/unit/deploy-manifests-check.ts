@@ -6,7 +6,7 @@ import { parseAllDocuments } from 'yaml';
  * Reading deploy/ for test/unit/deploy-manifests.test.ts: every YAML file parsed, the env files
  * read, and the environment variables the Parley containers get (compose services built from the
  * repo's Dockerfile, Kubernetes containers running the `parley` image), so the test can hold each
- * against src/env-schema.ts. Other images' variables (LIVEKIT_KEYS, REDIS_INITIAL_MASTER, ...)
+ * against src/config/env-schema.ts. Other images' variables (LIVEKIT_KEYS, REDIS_INITIAL_MASTER, ...)
  * are theirs, not Parley's, and are not collected.
  */
 

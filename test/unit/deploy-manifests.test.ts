@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { envSchema } from '../../src/env-schema.js';
+import { envSchema } from '../../src/config/env-schema.js';
 import {
   composeEnvFiles,
   composeEnvironment,
@@ -29,7 +29,7 @@ import {
  * deploy/ (issue 23, item 5): the compose file and the Kubernetes manifests parse, have the parts
  * operators rely on (two Parley nodes behind a proxy that passes every WebSocket, Redis with
  * Sentinel, LiveKit; probes, drain and scaling), and set for Parley only variables that
- * src/env-schema.ts knows. The facts they are held against come from the source: the schema's keys,
+ * src/config/env-schema.ts knows. The facts they are held against come from the source: the schema's keys,
  * the metric names registered in src/, the WebSocket paths declared in src/.
  */
 
@@ -82,7 +82,7 @@ describe('deploy/: every file parses, every Parley variable is known to the conf
     expect(files.filter(isYaml).length).toBeGreaterThanOrEqual(9);
   });
 
-  it('sets for the Parley containers only variables src/env-schema.ts declares', () => {
+  it('sets for the Parley containers only variables src/config/env-schema.ts declares', () => {
     const { variables } = parleyVariables(deployDir);
     // The checker reads every place: the env file, compose's environment, the k8s ConfigMap, Secret and env.
     const where = (name: string) => new Set(variables.filter((v) => v.name === name).map((v) => v.file));

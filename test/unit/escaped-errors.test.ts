@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { projectRoot } from '../../src/project-root.js';
+import { projectRoot } from '../../src/project/project-root.js';
 
 /** The process's last-resort handlers, in a real process: a session's escaped error stays that session's. */
 describe('errors that escape a voice session', () => {

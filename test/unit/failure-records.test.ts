@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/logging/logger.js';
 import { ProviderError, ProviderNotConfigured } from '../../src/providers/provider-error.js';
-import type { StoredAgent } from '../../src/records/agent.js';
+import type { StoredAgent } from '../../src/schemas/agent.js';
 import { FailureRecords } from '../../src/respond/failure-records.js';
 import type { Store } from '../../src/store/store.js';
 

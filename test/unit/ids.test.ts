@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isId } from '../../src/id-format.js';
-import { newId } from '../../src/ids.js';
+import { isId } from '../../src/ids/id-format.js';
+import { newId } from '../../src/ids/new-id.js';
 
 describe('newId', () => {
   it('makes well-formed ids that sort in creation order within one millisecond', () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { importGraphViolations } from '../../scripts/import-graph.js';
-import { projectRoot } from '../../src/project-root.js';
+import { projectRoot } from '../../src/project/project-root.js';
 
 /** A cruise of the whole tree: a few seconds. */
 const cruiseTimeoutMs = 60_000;
@@ -29,12 +29,17 @@ describe('the import-graph check', () => {
     JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', strict: true } }),
   );
   const files: Record<string, string[]> = {
-    'machines/machine.ts': ['../src/config.js'],
-    'src/config.ts': ['./logger.js', './http/app.js'],
-    'src/logger.ts': [],
+    'machines/machine.ts': ['../src/config/config.js'],
+    'src/config/config.ts': ['../logging/logger.js', '../store/keys.js'],
+    'src/logging/logger.ts': [],
     'src/parley.ts': ['./http/app.js', './services.js', './store/keys.js'],
     'src/services.ts': ['./sessions/session.js'],
-    'src/http/app.ts': ['../config.js', '../store/store.js', '../store/repositories/agents.js', '../services.js'],
+    'src/http/app.ts': [
+      '../config/config.js',
+      '../store/store.js',
+      '../store/repositories/agents.js',
+      '../services.js',
+    ],
     'src/http/routes.ts': ['../store/keys.js'],
     'src/store/store.ts': ['./keys.js', '../providers/stt.js'],
     'src/store/keys.ts': [],
@@ -58,8 +63,8 @@ describe('the import-graph check', () => {
       expect(violations.sort()).toEqual([
         'folders-import-no-composition-root: src/http/app.ts → src/services.ts',
         'http-not-to-store-internals: src/http/routes.ts → src/store/keys.ts',
-        'kernel-imports-no-folder: src/config.ts → src/http/app.ts',
-        'machines-import-no-src: machines/machine.ts → src/config.ts',
+        'kernel-imports-no-folder: src/config/config.ts → src/store/keys.ts',
+        'machines-import-no-src: machines/machine.ts → src/config/config.ts',
         [
           'no-folder-cycle: src/realtime ↔ src/sessions',
           'src/realtime/transport.ts → src/sessions/session.ts',

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkFile } from '../../src/providers/models/file-check.js';
 import { FileDigests, sha256OfFile } from '../../src/providers/models/file-digests.js';
 import { findGgufFiles } from '../../src/providers/models/gguf-files.js';
-import { ggufModelIdProblem } from '../../src/records/gguf-model-id.js';
+import { ggufModelIdProblem } from '../../src/schemas/gguf-model-id.js';
 
 /** A small file that starts like a GGUF model, with its size and sha256. */
 const gguf = Buffer.concat([Buffer.from('GGUF'), Buffer.alloc(60, 7)]);

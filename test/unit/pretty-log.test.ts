@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger, type LogFormat } from '../../src/logger.js';
-import { prettyLine } from '../../src/pretty-log.js';
+import { createLogger, type LogFormat } from '../../src/logging/logger.js';
+import { prettyLine } from '../../src/logging/pretty-log.js';
 
 /** A stand-in for stdout that keeps what is written; `isTTY` as a terminal or a pipe has it. */
 function output(isTTY: boolean) {

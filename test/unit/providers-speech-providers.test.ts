@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 import { DeepgramStt } from '../../src/providers/deepgram/deepgram-stt.js';
 import { ElevenLabsTts } from '../../src/providers/elevenlabs/elevenlabs-tts.js';
 import { EspeakTts } from '../../src/providers/espeak/espeak-tts.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Chunk } from '../../src/records/document.js';
+import type { Chunk } from '../../src/schemas/document.js';
 import { AgentIndex, type SearchOptions } from '../../src/rag/agent-index.js';
 import { defaultAnnSettings, type AnnSettings } from '../../src/rag/ann-index.js';
 

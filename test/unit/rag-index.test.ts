@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Chunk, DocumentType } from '../../src/records/document.js';
+import type { Chunk, DocumentType } from '../../src/schemas/document.js';
 import { AgentIndex } from '../../src/rag/agent-index.js';
 import { chunkText } from '../../src/rag/chunker.js';
 import { extractDocumentText } from '../../src/rag/extract.js';

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import MiniSearch from 'minisearch';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { DocumentType } from '../../src/records/document.js';
+import type { DocumentType } from '../../src/schemas/document.js';
 import { chunkText } from '../../src/rag/chunker.js';
 import { extractDocumentText } from '../../src/rag/extract.js';
 import { LexicalIndex } from '../../src/rag/lexical-index.js';

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseRecordingsUrl, type RecordingsBucketUrl } from '../../src/env-schema.js';
-import { RecordingBucket } from '../../src/recordings/recording-bucket.js';
+import { parseRecordingsUrl, type RecordingsBucketUrl } from '../../src/config/env-schema.js';
+import { RecordingBucket } from '../../src/call-recordings/recording-bucket.js';
 import { FakeS3 } from '../support/fake-s3.js';
 
 /** The AWS SDK's requests, signed with SigV4, against the fake S3 that checks every signature as S3 does. */

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RecordingWriter } from '../../src/recordings/recording-writer.js';
-import { repairWavSizes, wavHeader } from '../../src/recordings/wav-file.js';
+import { RecordingWriter } from '../../src/call-recordings/recording-writer.js';
+import { repairWavSizes, wavHeader } from '../../src/call-recordings/wav-file.js';
 import { readRecording } from '../support/recording-file.js';
 
 const logger = pino({ level: 'silent' });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
-import { parseRedisAddress } from '../../src/redis-address.js';
+import { ConfigError, loadConfig } from '../../src/config/config.js';
+import { parseRedisAddress } from '../../src/config/redis-address.js';
 
 /** REDIS_URL, REDIS_SENTINELS and REDIS_CLUSTER_NODES: one Redis each, at most one of them. */
 describe('Redis topology configuration', () => {

@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { StoredAgent } from '../../src/records/agent.js';
-import type { Session, SessionEndReason } from '../../src/records/session.js';
+import type { StoredAgent } from '../../src/schemas/agent.js';
+import type { Session, SessionEndReason } from '../../src/schemas/session.js';
 import type { MediaTransport } from '../../src/sessions/transport/media-transport.js';
 import {
   SessionSupervisor,

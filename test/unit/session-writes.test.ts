@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { NotFoundError } from '../../src/errors.js';
-import { SessionWrites } from '../../src/recording/session-writes.js';
+import { NotFoundError } from '../../src/errors/app-errors.js';
+import { SessionWrites } from '../../src/session-writes/session-writes.js';
 
 /** The per-session write queue of voice records: order, retries while failing, a bounded give-up. */
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../../src/records/conversation.js';
+import type { Message } from '../../src/schemas/conversation.js';
 import { toLlmHistory } from '../../src/respond/history.js';
-import { toolsSchema, toolUrlProblem } from '../../src/records/tool-settings.js';
+import { toolsSchema, toolUrlProblem } from '../../src/schemas/tool-settings.js';
 
 describe('tool URL policy', () => {
   it('takes https anywhere, http only to loopback addresses unless allowed', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { interruptsSoFar, sayingWords } from '../../machines/turn-words/barge-in.js';
 import { wordsOutside } from '../../machines/turn-words/phrases.js';
-import { defaultTurnTakingSettings } from '../../src/records/turn-taking.js';
+import { defaultTurnTakingSettings } from '../../src/schemas/turn-taking.js';
 
 const acknowledgements = defaultTurnTakingSettings.backchannel_words;
 

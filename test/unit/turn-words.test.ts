@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { endpointingWaitMs, transcriptEnding } from '../../machines/turn-words/endpointing.js';
 import { isBackchannel, mostlyLetters, saysAny } from '../../machines/turn-words/phrases.js';
 import { joinSegments } from '../../machines/turn-words/utterance.js';
-import { defaultTurnTakingSettings } from '../../src/records/turn-taking.js';
+import { defaultTurnTakingSettings } from '../../src/schemas/turn-taking.js';
 
 describe('how a transcript ends', () => {
   it.each([

@@ -1,14 +1,14 @@
 import type { WebSocket } from 'ws';
 import { firstValueFrom, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/logging/logger.js';
 import { TwilioTransport } from '../../src/realtime/telephony/twilio-transport.js';
-import type { StoredAgent } from '../../src/records/agent.js';
-import type { Message } from '../../src/records/conversation.js';
-import type { Session } from '../../src/records/session.js';
-import { SessionWrites } from '../../src/recording/session-writes.js';
-import type { PlayedTurn, TurnRecorder } from '../../src/recording/turn-recorder.js';
-import { TurnReport } from '../../src/recording/turn-report.js';
+import type { StoredAgent } from '../../src/schemas/agent.js';
+import type { Message } from '../../src/schemas/conversation.js';
+import type { Session } from '../../src/schemas/session.js';
+import { SessionWrites } from '../../src/session-writes/session-writes.js';
+import type { PlayedTurn, TurnRecorder } from '../../src/session-writes/turn-recorder.js';
+import { TurnReport } from '../../src/session-writes/turn-report.js';
 
 /** A socket that keeps what the transport sent. */
 function socket() {

@@ -1,6 +1,6 @@
 import * as crypto from 'node:crypto';
 import type { Middleware } from 'koa';
-import { UnauthorizedError } from '../../errors.js';
+import { UnauthorizedError } from '../../errors/app-errors.js';
 
 /**
  * SHA-256 as base64. One-shot `crypto.hash` (Node ≥ 20.12) into a string is several times cheaper

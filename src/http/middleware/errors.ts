@@ -1,6 +1,6 @@
 import type { Context, Middleware } from 'koa';
 import type { Logger } from 'pino';
-import { AppError } from '../../errors.js';
+import { AppError } from '../../errors/app-errors.js';
 import { isStoreUnavailable } from '../../store/unavailable.js';
 import { fromBodyError } from '../body-errors.js';
 import type { ErrorBody } from '../error-body.js';

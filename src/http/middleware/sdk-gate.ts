@@ -1,8 +1,8 @@
 import type { Middleware } from 'koa';
 import type {} from '@koa/bodyparser';
-import { AppError, UnauthorizedError } from '../../errors.js';
+import { AppError, UnauthorizedError } from '../../errors/app-errors.js';
 import { rateLimitHeaders, type TokenBucket } from '../../ratelimit/token-bucket.js';
-import type { StoredAgent } from '../../records/agent.js';
+import type { StoredAgent } from '../../schemas/agent.js';
 import type { Store } from '../../store/store.js';
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idPrefixes, isId, type IdKind } from '../../id-format.js';
+import { idPrefixes, isId, type IdKind } from '../../ids/id-format.js';
 
 /** Path parameter `:id` of a record kind: a well-formed id or 400 (never a lookup of junk). */
 export function idParam<N extends string = 'id'>(kind: IdKind, name: N = 'id' as N) {

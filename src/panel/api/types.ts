@@ -7,16 +7,16 @@
 import type { z } from 'zod';
 import type { agentViewSchema, readinessSchema } from '../../http/routes/agents/agents.schema.js';
 import type { metricsJsonSchema, providersHealthSchema } from '../../http/routes/health/health.schema.js';
-import type { pageSchema } from '../../records/common.js';
-import type { builtInChoiceSchema, providerAvailabilitySchema } from '../../records/preset.js';
+import type { pageSchema } from '../../schemas/common.js';
+import type { builtInChoiceSchema, providerAvailabilitySchema } from '../../schemas/preset.js';
 
-export type { AgentStats } from '../../records/agent.js';
-export type { CaseResult, TestCase, TestRun } from '../../records/agent-test.js';
-export type { Conversation, ConversationWithMessages, Message } from '../../records/conversation.js';
-export type { DocumentRecord, SearchHit } from '../../records/document.js';
-export type { ErrorRecord, ErrorSummary } from '../../records/error-record.js';
-export type { Preset } from '../../records/preset.js';
-export type { Session, SessionOverview } from '../../records/session.js';
+export type { AgentStats } from '../../schemas/agent.js';
+export type { CaseResult, TestCase, TestRun } from '../../schemas/agent-test.js';
+export type { Conversation, ConversationWithMessages, Message } from '../../schemas/conversation.js';
+export type { DocumentRecord, SearchHit } from '../../schemas/document.js';
+export type { ErrorRecord, ErrorSummary } from '../../schemas/error-record.js';
+export type { Preset } from '../../schemas/preset.js';
+export type { Session, SessionOverview } from '../../schemas/session.js';
 
 /** Fields the panel copes without (it may be served by a newer build than the server it calls). */
 type MayLack<T, K extends keyof T> = Omit<T, K> & Partial<Pick<T, K>>;

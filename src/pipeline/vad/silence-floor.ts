@@ -4,11 +4,11 @@
  * ~0 anyway, and on a clean line most of the audio between utterances is that (vad-stream.ts
  * applies it; a noisy line skips fewer windows).
  */
-import { isSilenceFloor, minSilenceFloorDbfs, type SilenceFloorDbfs } from '../../env-schema.js';
+import { isSilenceFloor, minSilenceFloorDbfs, type SilenceFloorDbfs } from '../../config/env-schema.js';
 import { vadWindowSamples } from './silero-format.js';
 
 // The levels the floor takes are the setting's (PARLEY_VAD_SILENCE_FLOOR_DBFS), defined with it.
-export { defaultSilenceFloorDbfs, isSilenceFloor, type SilenceFloorDbfs } from '../../env-schema.js';
+export { defaultSilenceFloorDbfs, isSilenceFloor, type SilenceFloorDbfs } from '../../config/env-schema.js';
 
 /**
  * A window's energy (the sum of the squares of its samples as floats in [-1, 1)) below which it is

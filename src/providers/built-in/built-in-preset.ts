@@ -1,4 +1,4 @@
-import type { StoredPreset } from '../../records/preset.js';
+import type { StoredPreset } from '../../schemas/preset.js';
 import type { ProviderAvailability } from '../status/availability.js';
 import type { Usability } from './usability.js';
 

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import type { Config } from '../../config.js';
-import { findProvider } from '../../records/provider-catalog.js';
+import type { Config } from '../../config/config.js';
+import { findProvider } from '../../schemas/provider-catalog.js';
 import type { ProviderAvailability } from '../status/availability.js';
 import { builtInCapabilities, builtInOrder, type BuiltInCapability, type BuiltInPreset } from './built-in-preset.js';
 import type { Usability } from './usability.js';

@@ -1,5 +1,5 @@
-import { looksLikeGgufFile } from '../../records/gguf-model-id.js';
-import type { Capability } from '../../records/provider-catalog.js';
+import { looksLikeGgufFile } from '../../schemas/gguf-model-id.js';
+import type { Capability } from '../../schemas/provider-catalog.js';
 import type { ProviderAvailability } from '../status/availability.js';
 
 /** A preset section as far as usability goes: its provider, model and (TTS) voice. */

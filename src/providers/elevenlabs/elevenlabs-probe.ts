@@ -1,4 +1,4 @@
-import type { Config } from '../../config.js';
+import type { Config } from '../../config/config.js';
 import { describeError, roundMs } from '../status/describe-error.js';
 import { httpBaseOf } from './elevenlabs-protocol.js';
 

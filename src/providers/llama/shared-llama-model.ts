@@ -72,7 +72,7 @@ function runtime(options: LlamaModelOptions): Promise<Llama> {
       },
     });
     runtimes.set(key, llama);
-    llama.catch(() => runtimes.delete(key));
+    llama.catch(() => runtimes.delete(key)); // the caller gets the rejection; this only forgets the failed runtime
   }
   return llama;
 }

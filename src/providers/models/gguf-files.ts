@@ -1,6 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ggufModelIdProblem, looksLikeGgufFile } from '../../records/gguf-model-id.js';
+import { ggufModelIdProblem, looksLikeGgufFile } from '../../schemas/gguf-model-id.js';
 
 /** Folders below MODELS_DIR searched for .gguf files (MODELS_DIR/a/b/c/d/model.gguf is the deepest). */
 export const ggufSearchDepth = 4;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { projectRoot } from '../../project-root.js';
+import { projectRoot } from '../../project/project-root.js';
 
 /**
  * models/manifest.json: the models `npm run models` downloads, each file with the size and sha256

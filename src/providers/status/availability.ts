@@ -1,7 +1,7 @@
 import type { z } from 'zod';
-import type { Config } from '../../config.js';
-import type { providerAvailabilitySchema } from '../../records/preset.js';
-import type { ProviderInfo } from '../../records/provider-catalog.js';
+import type { Config } from '../../config/config.js';
+import type { providerAvailabilitySchema } from '../../schemas/preset.js';
+import type { ProviderInfo } from '../../schemas/provider-catalog.js';
 import type { EspeakProbe } from '../espeak/espeak-probe.js';
 import type { FliteProbe } from '../flite/flite-probe.js';
 import { realtimeReason } from '../openai-realtime/realtime-connection.js';

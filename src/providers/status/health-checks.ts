@@ -1,4 +1,4 @@
-import { providers as catalog, type Capability, type ProviderInfo } from '../../records/provider-catalog.js';
+import { providers as catalog, type Capability, type ProviderInfo } from '../../schemas/provider-catalog.js';
 import { programOf, remoteReason, type StatusSources } from './availability.js';
 import { describeError, roundMs } from './describe-error.js';
 import { probeRealtime } from '../openai-realtime/realtime-probe.js';

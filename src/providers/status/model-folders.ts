@@ -1,10 +1,11 @@
 import { constants } from 'node:fs';
 import { access, readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { ggufModelIdProblem } from '../../records/gguf-model-id.js';
-import type { ProviderInfo } from '../../records/provider-catalog.js';
+import { ggufModelIdProblem } from '../../schemas/gguf-model-id.js';
+import type { ProviderInfo } from '../../schemas/provider-catalog.js';
 
 async function isFile(path: string): Promise<boolean> {
+  // a path that cannot be read (missing, no permission) is no usable file: callers report it so
   return stat(path).then(
     (s) => s.isFile(),
     () => false,
@@ -12,6 +13,7 @@ async function isFile(path: string): Promise<boolean> {
 }
 
 async function isDirectory(path: string): Promise<boolean> {
+  // as isFile: unreadable is no folder
   return stat(path).then(
     (s) => s.isDirectory(),
     () => false,
@@ -59,11 +61,12 @@ export class ModelFolders {
     } catch {
       return 'config.json is not readable';
     }
-    const files = await readdir(join(dir, 'onnx')).catch(() => [] as string[]);
+    const files = await readdir(join(dir, 'onnx')).catch(() => [] as string[]); // reported below: no .onnx file
     const onnx = files.filter((f) => f.endsWith('.onnx'));
     if (onnx.length === 0) return 'no .onnx file in onnx/';
     const readable = await Promise.all(
       onnx.map((f) =>
+        // an unreadable file counts as unusable; reported below when none is readable
         access(join(dir, 'onnx', f), constants.R_OK).then(
           () => true,
           () => false,

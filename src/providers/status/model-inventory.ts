@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import type { z } from 'zod';
-import type { localModelSchema } from '../../records/preset.js';
-import { providers as catalog, type ProviderInfo } from '../../records/provider-catalog.js';
+import type { localModelSchema } from '../../schemas/preset.js';
+import { providers as catalog, type ProviderInfo } from '../../schemas/provider-catalog.js';
 import { checkFile, type FileCheck } from '../models/file-check.js';
 import { FileDigests } from '../models/file-digests.js';
 import { findGgufFiles } from '../models/gguf-files.js';

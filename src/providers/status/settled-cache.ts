@@ -22,6 +22,7 @@ export class SettledCache<T> {
         if (this.value === value) this.settledAt = Date.now();
       },
       () => {
+        // the caller of get() gets the rejection; this only forgets the failed load so the next get() retries
         if (this.value === value) this.value = undefined;
       },
     );

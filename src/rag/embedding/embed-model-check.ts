@@ -1,5 +1,5 @@
 import { basename, dirname } from 'node:path';
-import { findProvider } from '../../records/provider-catalog.js';
+import { findProvider } from '../../schemas/provider-catalog.js';
 import { ModelFolders } from '../../providers/status/model-folders.js';
 
 /** The other way to get embeddings, named in every "no embedding model" message. */

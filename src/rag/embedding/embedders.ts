@@ -1,4 +1,4 @@
-import type { RagConfig } from '../../config.js';
+import type { RagConfig } from '../../config/config.js';
 import type { Embedder } from './embedder.js';
 import { LocalEmbedder } from './local-embedder.js';
 import { OpenAiEmbedder } from './openai-embedder.js';

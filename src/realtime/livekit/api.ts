@@ -1,6 +1,6 @@
 import type { AgentDispatch, Room } from '@livekit/protocol';
 import { AgentDispatchClient, RoomServiceClient, SipClient, TwirpError } from 'livekit-server-sdk';
-import { AppError } from '../../errors.js';
+import { AppError } from '../../errors/app-errors.js';
 import type { LivekitCredentials } from './tokens.js';
 
 /**

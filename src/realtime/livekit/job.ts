@@ -1,13 +1,13 @@
-import { withTimeout } from '../../with-timeout.js';
+import { withTimeout } from '../../primitives/with-timeout.js';
 import { JobStatus, type Job } from '@livekit/protocol';
 import type { Logger } from 'pino';
-import { nullIfNotFound } from '../../errors.js';
+import { nullIfNotFound } from '../../errors/app-errors.js';
 import type { EventOutbox } from '../../events/outbox.js';
-import type { StoredAgent } from '../../records/agent.js';
-import type { Session, SessionEndReason } from '../../records/session.js';
+import type { StoredAgent } from '../../schemas/agent.js';
+import type { Session, SessionEndReason } from '../../schemas/session.js';
 import type { AttachRefusal, SessionSupervisor } from '../../sessions/supervisor.js';
 import type { Store } from '../../store/store.js';
-import type { SessionRecorder } from '../../recording/turn-recorder.js';
+import type { SessionRecorder } from '../../session-writes/turn-recorder.js';
 import type { AgentRoom, RoomConnector } from './agent-room.js';
 import { LivekitTransport, type SipTransfer } from './livekit-transport.js';
 

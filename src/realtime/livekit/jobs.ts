@@ -1,6 +1,6 @@
 import type { Job } from '@livekit/protocol';
-import { nullIfNotFound } from '../../errors.js';
-import { isId } from '../../id-format.js';
+import { nullIfNotFound } from '../../errors/app-errors.js';
+import { isId } from '../../ids/id-format.js';
 import type { JobHost } from './worker-types.js';
 import { LivekitJob, type JobDeps, type JobPlan } from './job.js';
 
@@ -147,7 +147,7 @@ function parseMetadata(raw: string): JobMetadata | null {
   try {
     value = JSON.parse(raw);
   } catch {
-    return null;
+    return null; // not JSON: the job is refused with the metadata it needs (plan())
   }
   if (typeof value !== 'object' || value === null) return null;
   const { session_id: sessionId, agent_id: agentId } = value as Record<string, unknown>;

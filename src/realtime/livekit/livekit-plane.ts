@@ -1,12 +1,12 @@
 import cluster from 'node:cluster';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import type { Config } from '../../config.js';
+import type { Config } from '../../config/config.js';
 import type { EventOutbox } from '../../events/outbox.js';
 import type { SessionSupervisor } from '../../sessions/supervisor.js';
 import type { Store } from '../../store/store.js';
-import type { SessionRecorder } from '../../recording/turn-recorder.js';
-import { version } from '../../version.js';
+import type { SessionRecorder } from '../../session-writes/turn-recorder.js';
+import { version } from '../../project/version.js';
 import type { RoomConnector } from './agent-room.js';
 import { LivekitApi } from './api.js';
 import { Heartbeat, type InstanceStatus } from './heartbeat.js';

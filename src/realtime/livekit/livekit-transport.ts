@@ -162,6 +162,7 @@ export class LivekitTransport implements MediaTransport {
       return Promise.reject(new Error('no transfer destination: set the agent’s transfer_to or the action’s `to`'));
     if (this.sipTransfer === undefined) return Promise.reject(new Error('LiveKit SIP transfer is not available'));
     const run = this.sipTransfer(this.room.name, this.user.identity, sipTransferUri(to));
+    // the caller gets the rejection through `run`; this only notes whether the transfer went through
     this.transferring = run.then(
       () => true,
       () => false,

@@ -1,7 +1,7 @@
 import type { Room } from '@livekit/protocol';
-import { nullIfNotFound } from '../../errors.js';
-import { isId } from '../../id-format.js';
-import type { Session } from '../../records/session.js';
+import { nullIfNotFound } from '../../errors/app-errors.js';
+import { isId } from '../../ids/id-format.js';
+import type { Session } from '../../schemas/session.js';
 import type { RoomLink } from '../../store/repositories/livekit.js';
 import type { Store } from '../../store/store.js';
 import type { LivekitApi } from './api.js';

@@ -1,5 +1,5 @@
-import { AppError, NotFoundError } from '../../errors.js';
-import { newId } from '../../ids.js';
+import { AppError, NotFoundError } from '../../errors/app-errors.js';
+import { newId } from '../../ids/new-id.js';
 import {
   maxTestCases,
   type CaseResult,
@@ -7,8 +7,8 @@ import {
   type TestCaseBody,
   type TestRun,
   type TestRunStatus,
-} from '../../records/agent-test.js';
-import { isoNow } from '../../records/timestamps.js';
+} from '../../schemas/agent-test.js';
+import { isoNow } from '../../schemas/timestamps.js';
 import type { Keys } from '../keys.js';
 import { pageByScore, type Page, type PageQuery } from '../pagination.js';
 import type { Redis } from '../redis.js';

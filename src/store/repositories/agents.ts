@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { isoNow } from '../../records/timestamps.js';
-import { ConflictError, NotFoundError, ValidationError } from '../../errors.js';
-import { newAgentToken, newId } from '../../ids.js';
+import { isoNow } from '../../schemas/timestamps.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../errors/app-errors.js';
+import { newAgentToken, newId } from '../../ids/new-id.js';
 import {
   defaultAgentSettings,
   toPublicAgent,
@@ -11,8 +11,8 @@ import {
   type AgentPatch,
   type AgentStats,
   type StoredAgent,
-} from '../../records/agent.js';
-import { BoundedCache } from '../../bounded-cache.js';
+} from '../../schemas/agent.js';
+import { BoundedCache } from '../../primitives/bounded-cache.js';
 import type { Keys } from '../keys.js';
 import { loadJson, pageByScore, type Page, type PageQuery } from '../pagination.js';
 import type { Redis } from '../redis.js';

@@ -1,20 +1,20 @@
-import { isoNow } from '../../records/timestamps.js';
-import { ValidationError } from '../../errors.js';
-import { newId } from '../../ids.js';
+import { isoNow } from '../../schemas/timestamps.js';
+import { ValidationError } from '../../errors/app-errors.js';
+import { newId } from '../../ids/new-id.js';
 import type {
   ConversationAnalysis,
   Conversation,
   ConversationWithMessages,
   Message,
   MessageCreate,
-} from '../../records/conversation.js';
+} from '../../schemas/conversation.js';
 import { int, jsonField, numberOrNull, text, textOrNull, type Hash } from '../hashes.js';
 import { recordingFields } from './conversation-recordings.js';
 
 /**
  * What a conversation's hash says of its call recording: there is one (its channels: null on a
  * record from before they were kept), and its size once the call was over (null before, or when
- * its process stopped mid-call). The recordings module tells the rest (recordings/recording-facts.ts).
+ * its process stopped mid-call). src/call-recordings tells the rest (recording-facts.ts).
  */
 export interface RecordingNote {
   channels: number | null;

@@ -1,15 +1,15 @@
-import { entryArg, type OutboxEntry } from '../../records/outbox-entry.js';
-import { AppError, NotFoundError } from '../../errors.js';
+import { entryArg, type OutboxEntry } from '../../schemas/outbox-entry.js';
+import { AppError, NotFoundError } from '../../errors/app-errors.js';
 import type {
   ConversationAnalysis,
   Conversation,
   Message,
   MessageCreate,
   MessageStatus,
-} from '../../records/conversation.js';
-import type { Session } from '../../records/session.js';
+} from '../../schemas/conversation.js';
+import type { Session } from '../../schemas/session.js';
 import { loadHashes } from '../hashes.js';
-import { BoundedCache } from '../../bounded-cache.js';
+import { BoundedCache } from '../../primitives/bounded-cache.js';
 import type { Keys } from '../keys.js';
 import { decodeCursor, matchesFields, pageByScore, type Page, type PageQuery } from '../pagination.js';
 import type { Redis } from '../redis.js';

@@ -1,4 +1,4 @@
-import type { DocumentRecord, DocumentStatus, DocumentType, SearchIndex } from '../../records/document.js';
+import type { DocumentRecord, DocumentStatus, DocumentType, SearchIndex } from '../../schemas/document.js';
 import { int, numberOrNull, text, textOrNull, type Hash } from '../hashes.js';
 
 /** A document record as its Redis hash holds it (every field a string). */

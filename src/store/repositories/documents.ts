@@ -1,8 +1,8 @@
 import { RESP_TYPES } from 'redis';
-import { isoNow } from '../../records/timestamps.js';
-import { AppError, ConflictError, NotFoundError } from '../../errors.js';
-import { newId } from '../../ids.js';
-import type { Chunk, DocumentRecord, DocumentStatus, DocumentType } from '../../records/document.js';
+import { isoNow } from '../../schemas/timestamps.js';
+import { AppError, ConflictError, NotFoundError } from '../../errors/app-errors.js';
+import { newId } from '../../ids/new-id.js';
+import type { Chunk, DocumentRecord, DocumentStatus, DocumentType } from '../../schemas/document.js';
 import { hashArgs, loadHashes } from '../hashes.js';
 import type { Keys } from '../keys.js';
 import { pageByScore, type Page, type PageQuery } from '../pagination.js';

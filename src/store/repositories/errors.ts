@@ -1,7 +1,7 @@
-import { isoNow } from '../../records/timestamps.js';
-import { AppError, NotFoundError } from '../../errors.js';
-import { newId } from '../../ids.js';
-import type { ErrorRecord, ErrorRecordCreate, ErrorStatus, ErrorSummary } from '../../records/error-record.js';
+import { isoNow } from '../../schemas/timestamps.js';
+import { AppError, NotFoundError } from '../../errors/app-errors.js';
+import { newId } from '../../ids/new-id.js';
+import type { ErrorRecord, ErrorRecordCreate, ErrorStatus, ErrorSummary } from '../../schemas/error-record.js';
 import {
   hashArgs,
   hashFromReply,

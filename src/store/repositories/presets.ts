@@ -1,13 +1,13 @@
-import { isoNow } from '../../records/timestamps.js';
-import { ConflictError, NotFoundError } from '../../errors.js';
-import { newId } from '../../ids.js';
+import { isoNow } from '../../schemas/timestamps.js';
+import { ConflictError, NotFoundError } from '../../errors/app-errors.js';
+import { newId } from '../../ids/new-id.js';
 import {
   defaultPresetSettings,
   type Preset,
   type PresetCreate,
   type PresetPatch,
   type StoredPreset,
-} from '../../records/preset.js';
+} from '../../schemas/preset.js';
 import type { Keys } from '../keys.js';
 import { loadJson, pageByScore, type Page, type PageQuery } from '../pagination.js';
 import type { Redis } from '../redis.js';

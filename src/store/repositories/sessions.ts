@@ -1,7 +1,7 @@
-import { isoNow } from '../../records/timestamps.js';
-import { entryArg, type OutboxEntry } from '../../records/outbox-entry.js';
-import { AppError, ConflictError, NotFoundError } from '../../errors.js';
-import { newId } from '../../ids.js';
+import { isoNow } from '../../schemas/timestamps.js';
+import { entryArg, type OutboxEntry } from '../../schemas/outbox-entry.js';
+import { AppError, ConflictError, NotFoundError } from '../../errors/app-errors.js';
+import { newId } from '../../ids/new-id.js';
 import {
   sessionEndReasons,
   type Session,
@@ -11,7 +11,7 @@ import {
   type SessionStatus,
   type SessionTransport,
   type SessionType,
-} from '../../records/session.js';
+} from '../../schemas/session.js';
 import {
   hashArgs,
   hashFromReply,
@@ -23,7 +23,7 @@ import {
   textOrNull,
   type Hash,
 } from '../hashes.js';
-import { BoundedCache } from '../../bounded-cache.js';
+import { BoundedCache } from '../../primitives/bounded-cache.js';
 import type { Keys } from '../keys.js';
 import { matchesFields, pageByScore, type Page, type PageQuery } from '../pagination.js';
 import type { Redis } from '../redis.js';

@@ -1,4 +1,4 @@
-import { AppError } from '../../errors.js';
+import { AppError } from '../../errors/app-errors.js';
 
 /** What Twilio said when it refused a request: the HTTP status and its JSON error body's fields. */
 export interface CarrierRefusal {

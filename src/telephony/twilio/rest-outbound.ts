@@ -1,5 +1,5 @@
-import type { StoredAgent } from '../../records/agent.js';
-import type { SessionRecorder } from '../../recording/turn-recorder.js';
+import type { StoredAgent } from '../../schemas/agent.js';
+import type { SessionRecorder } from '../../session-writes/turn-recorder.js';
 import type { CallSessions } from '../call-sessions.js';
 import type { TwilioRestClient } from './rest-client.js';
 import { streamTwiml } from './twiml.js';

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import type { AgentTestRunner } from '../../../agent-tests/test-runner.js';
-import { testCaseBodySchema, testCaseSchema, testRunSchema } from '../../../records/agent-test.js';
+import { testCaseBodySchema, testCaseSchema, testRunSchema } from '../../../schemas/agent-test.js';
 import type { Store } from '../../../store/store.js';
 import { defineRoute, type RouteDef } from '../../route.js';
 import {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { testCaseSchema, testRunSchema } from '../../../records/agent-test.js';
-import { pageSchema } from '../../../records/common.js';
+import { testCaseSchema, testRunSchema } from '../../../schemas/agent-test.js';
+import { pageSchema } from '../../../schemas/common.js';
 import { idParam } from '../common.schema.js';
 
 export const agentIdParams = idParam('agent');

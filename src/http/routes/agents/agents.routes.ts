@@ -1,15 +1,15 @@
-import { agentCreateSchema, agentPatchSchema, agentStatsSchema, type Agent } from '../../../records/agent.js';
+import { agentCreateSchema, agentPatchSchema, agentStatsSchema, type Agent } from '../../../schemas/agent.js';
 import { AgentReadiness } from '../../../agents/readiness.js';
 import type { ProviderDemand } from '../../../agents/provider-demand.js';
-import { pageSchema } from '../../../records/common.js';
+import { pageSchema } from '../../../schemas/common.js';
 import { deleteAgent } from '../../../agents/delete-agent.js';
 import type { Store } from '../../../store/store.js';
 import { defineRoute, type RouteDef } from '../../route.js';
 import { agentSessionsQuery, sessionPageSchema } from '../sessions/sessions.schema.js';
 import { agentIdParams, agentViewSchema, listAgentsQuery } from './agents.schema.js';
 import type { RagService } from '../../../rag/rag-service.js';
-import { toolUrlProblems } from '../../../records/tool-settings.js';
-import type { TurnRecorder } from '../../../recording/turn-recorder.js';
+import { toolUrlProblems } from '../../../schemas/tool-settings.js';
+import type { TurnRecorder } from '../../../session-writes/turn-recorder.js';
 
 const tag = 'Agents';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { isId } from '../../../id-format.js';
-import { agentModes, agentSchema } from '../../../records/agent.js';
+import { isId } from '../../../ids/id-format.js';
+import { agentModes, agentSchema } from '../../../schemas/agent.js';
 import { idParam, pageQueryShape } from '../common.schema.js';
 
 export const agentIdParams = idParam('agent');

@@ -1,6 +1,6 @@
-import type { Config } from '../../../config.js';
-import { AppError, ValidationError } from '../../../errors.js';
-import type { SessionRecorder } from '../../../recording/turn-recorder.js';
+import type { Config } from '../../../config/config.js';
+import { AppError, ValidationError } from '../../../errors/app-errors.js';
+import type { SessionRecorder } from '../../../session-writes/turn-recorder.js';
 import type { Store } from '../../../store/store.js';
 import type { CallSessions } from '../../../telephony/call-sessions.js';
 import { twilioRestClient } from '../../../telephony/twilio/rest-config.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { projectRoot } from '../../../project-root.js';
+import { projectRoot } from '../../../project/project-root.js';
 
 /** Where `npm run build:client` writes the client SDK bundle (scripts/build-client.ts). */
 export const clientBuildDir = join(projectRoot, 'dist', 'client');

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError } from '../../../errors.js';
+import { AppError } from '../../../errors/app-errors.js';
 import { defineRoute, type RouteDef } from '../../route.js';
 import { ClientFiles, type ClientFileName } from './client-files.js';
 

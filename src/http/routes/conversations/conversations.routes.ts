@@ -1,6 +1,6 @@
-import { pageSchema } from '../../../records/common.js';
-import { conversationSchema, conversationWithMessagesSchema } from '../../../records/conversation.js';
-import type { Recordings } from '../../../recordings/recordings.js';
+import { pageSchema } from '../../../schemas/common.js';
+import { conversationSchema, conversationWithMessagesSchema } from '../../../schemas/conversation.js';
+import type { Recordings } from '../../../call-recordings/recordings.js';
 import type { Store } from '../../../store/store.js';
 import { defineRoute, type RouteDef } from '../../route.js';
 import { conversationIdParams, conversationMessagesQuery, listConversationsQuery } from './conversations.schema.js';

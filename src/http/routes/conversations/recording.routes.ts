@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { AppError, ConflictError, nullIfNotFound } from '../../../errors.js';
-import { parseByteRange } from '../../../recordings/byte-range.js';
-import type { Recordings } from '../../../recordings/recordings.js';
+import { AppError, ConflictError, nullIfNotFound } from '../../../errors/app-errors.js';
+import { parseByteRange } from '../../../call-recordings/byte-range.js';
+import type { Recordings } from '../../../call-recordings/recordings.js';
 import type { Store } from '../../../store/store.js';
 import { defineRoute, type RouteDef } from '../../route.js';
 import { conversationIdParams } from './conversations.schema.js';

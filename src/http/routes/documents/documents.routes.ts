@@ -1,4 +1,4 @@
-import { documentSchema, searchResultSchema } from '../../../records/document.js';
+import { documentSchema, searchResultSchema } from '../../../schemas/document.js';
 import type { RagService } from '../../../rag/rag-service.js';
 import type { Store } from '../../../store/store.js';
 import { defineRoute, type RouteDef } from '../../route.js';

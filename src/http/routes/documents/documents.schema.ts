@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { documentSchema, documentStatuses } from '../../../records/document.js';
-import { pageSchema } from '../../../records/common.js';
+import { documentSchema, documentStatuses } from '../../../schemas/document.js';
+import { pageSchema } from '../../../schemas/common.js';
 import { idParam, pageQueryShape } from '../common.schema.js';
 
 export const agentDocumentsParams = idParam('agent');

@@ -1,8 +1,8 @@
 import type { Context } from 'koa';
 import multer from 'multer';
 import type {} from 'multer';
-import { AppError, ValidationError, type FieldProblem } from '../../../errors.js';
-import { documentTextUploadSchema } from '../../../records/document.js';
+import { AppError, ValidationError, type FieldProblem } from '../../../errors/app-errors.js';
+import { documentTextUploadSchema } from '../../../schemas/document.js';
 import { detectType } from '../../../rag/extract.js';
 import type { DocumentUpload } from '../../../rag/rag-service.js';
 

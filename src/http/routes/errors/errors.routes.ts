@@ -1,5 +1,5 @@
-import { pageSchema } from '../../../records/common.js';
-import { errorRecordSchema, errorResolveSchema, errorSummarySchema } from '../../../records/error-record.js';
+import { pageSchema } from '../../../schemas/common.js';
+import { errorRecordSchema, errorResolveSchema, errorSummarySchema } from '../../../schemas/error-record.js';
 import type { Store } from '../../../store/store.js';
 import { defineRoute, type RouteDef } from '../../route.js';
 import { errorIdParams, listErrorsQuery } from './errors.schema.js';

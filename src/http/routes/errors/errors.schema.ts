@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { errorStatuses } from '../../../records/error-record.js';
+import { errorStatuses } from '../../../schemas/error-record.js';
 import { idParam, pageQueryShape } from '../common.schema.js';
 
 export const errorIdParams = idParam('error');

@@ -1,8 +1,8 @@
 import { ProviderDemand } from '../../../agents/provider-demand.js';
-import { AppError } from '../../../errors.js';
+import { AppError } from '../../../errors/app-errors.js';
 import { isAdminKey } from '../../middleware/admin-auth.js';
 import { ClusterMetricsUnavailable } from '../../../metrics/cluster-metrics.js';
-import { version } from '../../../version.js';
+import { version } from '../../../project/version.js';
 import type { AppDeps } from '../../app.js';
 import { defineRoute, type RouteDef } from '../../route.js';
 import {

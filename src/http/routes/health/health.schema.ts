@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { builtInPresetSchema } from '../../../records/preset.js';
-import { capabilities } from '../../../records/provider-catalog.js';
+import { builtInPresetSchema } from '../../../schemas/preset.js';
+import { capabilities } from '../../../schemas/provider-catalog.js';
 
 export const healthSchema = z
   .object({

@@ -1,5 +1,5 @@
-import type { Config } from '../../../config.js';
-import { AppError } from '../../../errors.js';
+import type { Config } from '../../../config/config.js';
+import { AppError } from '../../../errors/app-errors.js';
 import { clientUrl } from '../../../realtime/livekit/tokens.js';
 import type { LivekitPlane } from '../../../realtime/livekit/livekit-plane.js';
 import { listRooms, workerStatus } from '../../../realtime/livekit/room-listing.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { instanceStatusSchema } from '../../../realtime/livekit/heartbeat.js';
-import { sessionStatuses } from '../../../records/session.js';
+import { sessionStatuses } from '../../../schemas/session.js';
 import { idParam } from '../common.schema.js';
 
 const livekitRoomSchema = z

@@ -1,7 +1,7 @@
 import type { Context, Middleware } from 'koa';
 import { join } from 'node:path';
-import { AppError } from '../../../errors.js';
-import { projectRoot } from '../../../project-root.js';
+import { AppError } from '../../../errors/app-errors.js';
+import { projectRoot } from '../../../project/project-root.js';
 import { loadPanelFiles, type PanelFile, type PanelFiles } from './panel-files.js';
 
 const panelPath = '/home';

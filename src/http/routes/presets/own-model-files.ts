@@ -1,6 +1,6 @@
-import type { FieldProblem } from '../../../errors.js';
+import type { FieldProblem } from '../../../errors/app-errors.js';
 import type { ProviderRegistry } from '../../../providers/registry.js';
-import { capabilities } from '../../../records/provider-catalog.js';
+import { capabilities } from '../../../schemas/provider-catalog.js';
 
 /**
  * The problems of a preset body's model files of the operator's own (local-llama: a .gguf path

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { pageSchema } from '../../../records/common.js';
+import { pageSchema } from '../../../schemas/common.js';
 import {
   presetCreateSchema,
   presetPatchSchema,
   presetSchema,
   builtInPresetSchema,
   providerAvailabilitySchema,
-} from '../../../records/preset.js';
+} from '../../../schemas/preset.js';
 import type { ProviderDemand } from '../../../agents/provider-demand.js';
 import type { ProviderRegistry } from '../../../providers/registry.js';
 import type { RagService } from '../../../rag/rag-service.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { capabilities } from '../../../records/provider-catalog.js';
+import { capabilities } from '../../../schemas/provider-catalog.js';
 import { idParam, pageQueryShape } from '../common.schema.js';
 
 export const presetIdParams = idParam('preset');

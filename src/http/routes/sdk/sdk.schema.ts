@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isId } from '../../../id-format.js';
+import { isId } from '../../../ids/id-format.js';
 
 const agentToken = z.string().min(1).max(256).meta({ description: 'Agent token issued for the agent (`pat_…`)' });
 const userId = z

@@ -1,6 +1,6 @@
-import { sessionOverviewSchema } from '../../../records/session.js';
-import { NotFoundError } from '../../../errors.js';
-import type { Recordings } from '../../../recordings/recordings.js';
+import { sessionOverviewSchema } from '../../../schemas/session.js';
+import { NotFoundError } from '../../../errors/app-errors.js';
+import type { Recordings } from '../../../call-recordings/recordings.js';
 import type { Store } from '../../../store/store.js';
 import { defineRoute, type RouteDef } from '../../route.js';
 import { listSessionsQuery, sessionDetailSchema, sessionIdParams, sessionPageSchema } from './sessions.schema.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { pageSchema } from '../../../records/common.js';
-import { conversationSchema } from '../../../records/conversation.js';
-import { sessionSchema, sessionStatuses, sessionTypes } from '../../../records/session.js';
+import { pageSchema } from '../../../schemas/common.js';
+import { conversationSchema } from '../../../schemas/conversation.js';
+import { sessionSchema, sessionStatuses, sessionTypes } from '../../../schemas/session.js';
 import { idParam, pageQueryShape } from '../common.schema.js';
 
 export const sessionIdParams = idParam('session');

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { AppError } from '../../../errors.js';
+import { AppError } from '../../../errors/app-errors.js';
 
 /** Largest webhook body read: Twilio's voice webhooks are a few KiB. */
 export const maxFormBytes = 64 * 1024;

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import type { Logger } from 'pino';
-import { AppError, ValidationError } from '../../../errors.js';
+import { AppError, ValidationError } from '../../../errors/app-errors.js';
 import type { CallSessions } from '../../../telephony/call-sessions.js';
 import { isTwilioSignatureValid } from '../../../realtime/telephony/twilio-signature.js';
 import { sayAndHangUpTwiml, streamTwiml, twimlDocument } from '../../../telephony/twilio/twiml.js';

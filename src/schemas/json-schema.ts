@@ -1,5 +1,5 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { BoundedCache } from '../bounded-cache.js';
+import { BoundedCache } from '../primitives/bounded-cache.js';
 
 /**
  * Operators' JSON Schemas (draft-07, ajv): tools' `parameters` and post-call analysis' `schema`.

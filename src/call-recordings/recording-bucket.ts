@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { Logger } from 'pino';
-import type { RecordingsBucket } from '../config.js';
+import type { RecordingsBucket } from '../config/config.js';
 
 /** An object of the bucket as the retention sweep sees it. */
 export interface BucketObject {

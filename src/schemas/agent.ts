@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isId } from '../id-format.js';
+import { isId } from '../ids/id-format.js';
 import { transferTargetSchema } from './transfer-target.js';
 import { analysisSettingsSchema, type AnalysisSettings } from './analysis-settings.js';
 import { httpUrlSchema, metadataSchema, timestampSchema } from './common.js';

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { AppError } from '../errors.js';
+import { AppError } from '../errors/app-errors.js';
 
 /** How long a write is retried while Redis is unreachable unless told (PARLEY_RECORD_RETRY_MS). */
 export const defaultRecordRetryMs = 30_000;

@@ -1,7 +1,7 @@
 import { stat, unlink } from 'node:fs/promises';
 import type { Logger } from 'pino';
-import { nullIfNotFound } from '../errors.js';
-import { isId } from '../id-format.js';
+import { nullIfNotFound } from '../errors/app-errors.js';
+import { isId } from '../ids/id-format.js';
 import type { Store } from '../store/store.js';
 import type { RecordingBucket } from './recording-bucket.js';
 import { repairWavSizes } from './wav-file.js';

@@ -12,7 +12,7 @@ export interface LogOutput {
 
 /**
  * Logs on stdout: pino's JSON lines, or (`pretty`, and `auto` on a terminal) the same lines made
- * readable (src/pretty-log.ts), coloured only on a terminal and unless NO_COLOR is set. Secrets
+ * readable (src/logging/pretty-log.ts), coloured only on a terminal and unless NO_COLOR is set. Secrets
  * are redacted wherever they appear in a logged object, in either format.
  */
 export function createLogger(

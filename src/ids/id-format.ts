@@ -1,5 +1,5 @@
 /**
- * What a record id looks like, apart from making one (ids.ts, which needs Node's crypto): the
+ * What a record id looks like, apart from making one (new-id.ts, which needs Node's crypto): the
  * record schemas check ids with this, so the panel can take its types from them without Node.
  */
 

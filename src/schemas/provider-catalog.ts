@@ -28,7 +28,7 @@ export interface ProviderInfo {
   modelFiles?: Readonly<Record<string, string>>;
   /**
    * Besides `models`, any `.gguf` file under MODELS_DIR, named by its path relative to MODELS_DIR
-   * (records/gguf-model-id.ts): the operator's own models.
+   * (schemas/gguf-model-id.ts): the operator's own models.
    */
   anyGgufFile?: boolean;
 }

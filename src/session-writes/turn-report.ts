@@ -1,8 +1,8 @@
 import type { TurnInput } from '../../machines/session.machine.js';
 import type { ReplyEvent } from '../pipeline/reply/reply.js';
-import type { StoredAgent } from '../records/agent.js';
-import type { Message, MessageStatus } from '../records/conversation.js';
-import type { Session } from '../records/session.js';
+import type { StoredAgent } from '../schemas/agent.js';
+import type { Message, MessageStatus } from '../schemas/conversation.js';
+import type { Session } from '../schemas/session.js';
 import type { SessionWrites } from './session-writes.js';
 import type { TurnRecorder, TurnTimings } from './turn-recorder.js';
 

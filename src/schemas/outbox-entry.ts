@@ -1,5 +1,5 @@
 import { isoNow } from './timestamps.js';
-import { newId } from '../ids.js';
+import { newId } from '../ids/new-id.js';
 import type { StoredAgent } from './agent.js';
 import type { AsyncEventType, EventEnvelope } from './event-types.js';
 

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { ConversationRecording } from '../records/conversation.js';
+import type { ConversationRecording } from '../schemas/conversation.js';
 import type { RecordingNote } from '../store/repositories/conversation-records.js';
 import { recordingRate } from './recording-writer.js';
 import type { StoredRecording } from './recordings.js';

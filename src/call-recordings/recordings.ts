@@ -2,10 +2,10 @@ import { open, readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
-import { nullIfNotFound } from '../errors.js';
-import { isId } from '../id-format.js';
-import type { StoredAgent } from '../records/agent.js';
-import type { Session } from '../records/session.js';
+import { nullIfNotFound } from '../errors/app-errors.js';
+import { isId } from '../ids/id-format.js';
+import type { StoredAgent } from '../schemas/agent.js';
+import type { Session } from '../schemas/session.js';
 import type { Store } from '../store/store.js';
 import { BucketSync, type BucketHealth } from './bucket-sync.js';
 import type { RecordingBucket } from './recording-bucket.js';
@@ -211,7 +211,7 @@ export class Recordings {
   async stop(): Promise<void> {
     if (this.timer !== null) clearInterval(this.timer);
     this.timer = null;
-    await this.sweeping?.catch(() => 0);
+    await this.sweeping?.catch(() => 0); // only waited for: its failure is logged where it was started
     await this.sync?.drain();
     this.sync?.close();
   }

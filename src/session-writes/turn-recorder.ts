@@ -1,15 +1,15 @@
 import type { Logger } from 'pino';
-import type { AsyncEventType } from '../records/event-types.js';
+import type { AsyncEventType } from '../schemas/event-types.js';
 import type { EventOutbox } from '../events/outbox.js';
-import { outboxEntry, type OutboxEntry } from '../records/outbox-entry.js';
+import { outboxEntry, type OutboxEntry } from '../schemas/outbox-entry.js';
 import type { TurnObserver } from '../metrics/operator-metrics.js';
-import type { StoredAgent } from '../records/agent.js';
-import type { Message, MessageStatus } from '../records/conversation.js';
-import type { Session, SessionCreate, SessionEndReason } from '../records/session.js';
+import type { StoredAgent } from '../schemas/agent.js';
+import type { Message, MessageStatus } from '../schemas/conversation.js';
+import type { Session, SessionCreate, SessionEndReason } from '../schemas/session.js';
 import { newMessage } from '../store/repositories/conversation-records.js';
 import type { Store } from '../store/store.js';
 import type { ToolOutcome } from '../tools/toolbox.js';
-import { analysisRequest } from '../records/analysis-request.js';
+import { analysisRequest } from '../schemas/analysis-request.js';
 import { recordLost } from './record-lost.js';
 import { SessionWrites } from './session-writes.js';
 

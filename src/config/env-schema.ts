@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defaultSentinelMaster, parseNodeList } from './redis-address.js';
 
 /**
- * The environment variables Parley reads and how each is checked (src/config.ts turns the result
+ * The environment variables Parley reads and how each is checked (src/config/config.ts turns the result
  * into the Config the rest of Parley uses). Names are `PARLEY_*` plus the ecosystem's own
  * (`PORT`, `REDIS_URL`, `OPENAI_*`, `LIVEKIT_*`, `TWILIO_*`, `MODELS_DIR`, `NODE_ENV`). The README's
  * configuration table mirrors this schema; keep them in step.
@@ -36,7 +36,7 @@ const optionalUrl = (protocols: string[]) =>
       try {
         return protocols.includes(new URL(v).protocol);
       } catch {
-        return false;
+        return false; // not a URL at all: reported as "must be a URL" for the variable
       }
     },
     { message: `must be a URL (${protocols.join(' or ')})` },
@@ -242,7 +242,7 @@ export const envSchema = z.object({
     .default(defaultSilenceFloorDbfs),
 });
 
-/** The parsed environment (what src/config.ts turns into the Config). */
+/** The parsed environment (what src/config/config.ts turns into the Config). */
 export type Env = z.infer<typeof envSchema>;
 
 /** The environment did not parse: one readable line per bad variable. */

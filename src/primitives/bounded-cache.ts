@@ -2,7 +2,7 @@
  * A per-process map with a size bound (cleared whole when full: the entries are cheap to re-read).
  * For facts Redis already holds that a repository looks up again and again (a session's agent and
  * type, a conversation's agent, a token's agent id) and for compiled operator JSON Schemas
- * (records/json-schema.ts). Never the source of truth.
+ * (schemas/json-schema.ts). Never the source of truth.
  */
 export class BoundedCache<V> {
   private readonly map = new Map<string, V>();

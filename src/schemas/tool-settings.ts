@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { FieldProblem } from '../errors.js';
+import type { FieldProblem } from '../errors/app-errors.js';
 import { httpUrlSchema, isObject } from './common.js';
 import { schemaProblem } from './json-schema.js';
 
