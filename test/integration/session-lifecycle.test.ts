@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { projectRoot } from '../../src/project/project-root.js';
+import { builtMain } from '../support/main-process.js';
 import { eventually } from '../support/eventually.js';
 import { HttpReceiver } from '../support/http-receiver.js';
 import { startParley, testAdminKey, type TestParley } from '../support/parley.js';
@@ -195,7 +196,7 @@ describe('owner lost', () => {
 
   it('ends the sessions of a process killed with SIGKILL (owner_lost, session_end), from another instance', async () => {
     const port = await freePort();
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    child = spawn(process.execPath, [builtMain()], {
       cwd: projectRoot,
       env: {
         ...process.env,
