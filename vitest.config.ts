@@ -35,6 +35,8 @@ const shared = {
   hookTimeout: 30_000,
   pool: 'forks' as const,
   retry: 1,
+  // A failed comparison prints the whole of both sides (the fault suite compares one summary object).
+  chaiConfig: { truncateThreshold: 0 },
 };
 
 export default defineConfig({
