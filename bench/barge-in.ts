@@ -10,9 +10,9 @@
  *   node --import tsx bench/barge-in.ts                 # ~6 min; writes bench/results/barge-in.{json,md}
  *   BARGE_BENCH_QUICK=1 node --import tsx bench/barge-in.ts   # ~1.5 min
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { SileroVad } from '../src/pipeline/vad/silero-vad.js';
 import { PocketsphinxStt } from '../src/providers/pocketsphinx/pocketsphinx-stt.js';
+import { FrameClock } from '../test/support/frame-clock.js';
 import { buildCorpus, corpusRate, type Clip } from './barge-in/corpus.js';
 import {
   renderMarkdown,
@@ -37,11 +37,10 @@ async function runClip(clip: Clip, vad: SileroVad, stt: PocketsphinxStt): Promis
   const lead = (leadMs * corpusRate) / 1000;
   const audio = new Int16Array(lead + clip.samples.length + (tailMs * corpusRate) / 1000);
   audio.set(clip.samples, lead);
-  const start = performance.now();
-  for (let at = 0, k = 1; at < audio.length; at += frame, k++) {
+  const clock = new FrameClock(frameMs);
+  for (let at = 0; at < audio.length; at += frame) {
     line.feed(audio.subarray(at, at + frame));
-    const wait = start + k * frameMs - performance.now();
-    if (wait > 0) await sleep(wait);
+    await clock.tick();
   }
   line.close();
   const speechMs = (clip.samples.length * 1000) / corpusRate;

@@ -22,11 +22,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../src/config.js';
-import { createLogger } from '../src/logger.js';
-import { openParley, type Parley } from '../src/parley.js';
+import type { Parley } from '../src/parley.js';
 import type { RecordingMode } from '../src/records/recording-settings.js';
 import { TestRedis } from '../test/support/redis-server.js';
+import { createBenchAgent } from './lib/bench-api.js';
+import { benchConfig, openBenchParley } from './lib/bench-parley.js';
 import { instantSpeech } from './lib/instant-speech.js';
 import { isMain } from './lib/is-main.js';
 import { percentile } from './lib/percentiles.js';
@@ -35,12 +35,8 @@ import { runPhase, type BenchAgent, type PhaseContext, type PhaseResult } from '
 import { renderMarkdown, summarizeModes, type RecordingReport } from './lib/recording-report.js';
 import { machineInfo, round, writeResults } from './lib/report.js';
 import { processCpuMs, spawnServer, type ServerProcess } from './lib/server-process.js';
-import { standInPreset } from './lib/stand-in-preset.js';
 import { VoiceClientProcess } from './lib/voice-client-process.js';
 import { serveWebhook } from './lib/webhook-server.js';
-import { admin } from './voice/http.js';
-import { adminKey } from './voice/options.js';
-import { testModelsDir } from '../test/support/test-models.js';
 
 const thisFile = fileURLToPath(import.meta.url);
 
@@ -75,14 +71,8 @@ const quick: Partial<RecordingBenchOptions> = {
 };
 
 async function createAgent(url: string, webhookUrl: string, mode: RecordingMode): Promise<BenchAgent> {
-  const preset = (await admin(url, 'POST', '/admin/v1/presets', standInPreset)) as { id: string };
-  const agent = (await admin(url, 'POST', '/admin/v1/agents', {
-    name: `Bench recording ${mode}`,
-    mode: 'passthrough',
-    webhook_url: webhookUrl,
-    preset_id: preset.id,
-    recording: mode,
-  })) as { id: string; agent_token: string };
+  const settings = { name: `Bench recording ${mode}`, webhook_url: webhookUrl, recording: mode };
+  const agent = await createBenchAgent(url, settings);
   return { id: agent.id, token: agent.agent_token, mode };
 }
 
@@ -108,24 +98,9 @@ export async function main(overrides: Partial<RecordingBenchOptions> = {}): Prom
   const warmClip = await writeRecordingClip(options.frameMs, 1);
   try {
     webhook = await spawnServer({ name: 'recording-webhook', script: thisFile, args: ['--serve', 'webhook'] });
-    const config = loadConfig({
-      NODE_ENV: 'production',
-      PARLEY_LOG_LEVEL: 'silent',
-      PARLEY_ADMIN_API_KEY: adminKey,
-      REDIS_URL: redis.url,
-      PARLEY_DATA_DIR: dataDir,
-      PARLEY_RATE_LIMIT_RPM: '1000000',
-      PARLEY_RATE_LIMIT_BURST: '1000000',
-      MODELS_DIR: await testModelsDir(),
-    });
-    parley = await openParley(
-      { ...config, adminApiKey: adminKey, redisUrl: redis.url },
-      createLogger(config.logLevel),
-      {
-        speech: instantSpeech(),
-      },
-    );
-    const url = `http://127.0.0.1:${await parley.listen(0, '127.0.0.1')}`;
+    const config = await benchConfig(redis.url, { PARLEY_DATA_DIR: dataDir });
+    let url: string;
+    ({ parley, url } = await openBenchParley(config, { speech: instantSpeech() }));
     const hook = `${webhook.url}/hook`;
     const agents = {
       off: await createAgent(url, hook, 'off'),

@@ -25,7 +25,7 @@ import { processCpuMs, spawnServer, type ServerProcess } from './lib/server-proc
 import { VoiceClientProcess } from './lib/voice-client-process.js';
 import type { ChildMessage, LoadResult, SessionGrant } from './lib/voice-load-protocol.js';
 import { summarize } from './lib/percentiles.js';
-import { createAgent, openSession } from './voice/http.js';
+import { createBenchAgent, openSessions } from './lib/bench-api.js';
 import { defaultVoiceBenchOptions, type VoiceBenchOptions } from './voice/options.js';
 import { findTriggers } from './voice/triggers.js';
 
@@ -70,12 +70,7 @@ async function step(
   clients: VoiceClientProcess,
   triggers: number[],
 ): Promise<WorkersRow> {
-  const grants: SessionGrant[] = [];
-  for (let i = 0; i < n; i += 32) {
-    grants.push(
-      ...(await Promise.all(Array.from({ length: Math.min(32, n - i) }, () => openSession(url, agentToken)))),
-    );
-  }
+  const grants: SessionGrant[] = await openSessions(url, agentToken, n, 32);
   clients.send({
     job: 'load',
     sessions: grants,
@@ -135,7 +130,8 @@ export async function main(): Promise<void> {
       });
       try {
         await processFigures(server.url); // starts each worker's CPU and event-loop sample
-        const agentToken = await createAgent(server.url, `${webhook.url}/hook`);
+        const agent = { name: 'Bench voice agent', webhook_url: `${webhook.url}/hook` };
+        const agentToken = (await createBenchAgent(server.url, agent)).agent_token;
         ramp: for (const n of sessions) {
           for (let attempt = 1; attempt <= tries; attempt++) {
             const row = await step(server.url, agentToken, k, n, attempt, options, clients, triggers);
