@@ -26,6 +26,7 @@ import { ProviderSet } from '../src/providers/speech-providers.js';
 import { isStreaming } from '../src/providers/stt.js';
 import { smartTurnFile, smartTurnModelId } from '../src/pipeline/turn/smart-turn.js';
 import { standInPreset } from './lib/stand-in-preset.js';
+import { concatSamples } from '../test/support/pcm.js';
 import { TestRedis } from '../test/support/redis-server.js';
 import { testModelsDir } from '../test/support/test-models.js';
 import { admin, createBenchAgent } from './lib/bench-api.js';
@@ -161,13 +162,7 @@ async function measureSmartTurn(parley: Parley, scenarios: Scenario[], count: nu
     const parts = s.utterance.map((p) =>
       'phrase' in p ? p.phrase.samples : new Int16Array((p.pauseMs * 16_000) / 1000),
     );
-    const all = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
-    let at = 0;
-    for (const p of parts) {
-      all.set(p, at);
-      at += p.length;
-    }
-    return all;
+    return concatSamples(parts);
   });
   await model.check(audios[0]!); // warm
   const before = model.stats();

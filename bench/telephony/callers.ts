@@ -8,9 +8,9 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { mulawEncode } from '../../src/audio/mulaw.js';
-import { Resampler } from '../../src/audio/resampler.js';
 import { FakePhone, placeCall, streamOf } from '../../test/support/fake-carrier.js';
 import { FrameClock } from '../../test/support/frame-clock.js';
+import { resample } from '../../test/support/pcm.js';
 import { VoiceClient } from '../../test/support/voice-client.js';
 import { openSession } from '../lib/bench-api.js';
 
@@ -58,14 +58,7 @@ function framesFor(
   speech: Int16Array,
 ): { speech: (Buffer | string)[]; silence: Buffer | string } {
   const perFrame = transport === 'carrier' ? 160 : 320;
-  let pcm = speech;
-  if (transport === 'carrier') {
-    const r = new Resampler(16_000, 8_000);
-    const [a, b] = [r.push(speech), r.flush()];
-    pcm = new Int16Array(a.length + b.length);
-    pcm.set(a);
-    pcm.set(b, a.length);
-  }
+  const pcm = transport === 'carrier' ? resample(speech, 16_000, 8_000) : speech;
   const encode = (frame: Int16Array) =>
     transport === 'carrier' ? Buffer.from(mulawEncode(frame)).toString('base64') : Buffer.from(frame.buffer);
   const frames: (Buffer | string)[] = [];

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll } from 'vitest';
-import { Resampler } from '../../src/audio/resampler.js';
 import { PocketsphinxStt } from '../../src/providers/pocketsphinx/pocketsphinx-stt.js';
 import { fliteScript, type FliteVoice } from './flite-speech.js';
 import type { HttpReceiver } from './http-receiver.js';
+import { resample } from './pcm.js';
 import type { TestParley } from './parley.js';
 import type { VoiceClient } from './voice-client.js';
 import { voiceBed, type WebhookAnswer } from './voice-bed.js';
@@ -75,15 +75,7 @@ export function recordAgentSpeech(client: VoiceClient): { of(turn: number): Int1
 
 /** The agent's speech of one turn, at 16 kHz, transcribed by pocketsphinx in the test process. */
 export async function hearAgent(stt: PocketsphinxStt, samples: Int16Array, sampleRate: number): Promise<string> {
-  let audio = samples;
-  if (sampleRate !== rate) {
-    const resampler = new Resampler(sampleRate, rate);
-    const head = resampler.push(samples);
-    const tail = resampler.flush();
-    audio = new Int16Array(head.length + tail.length);
-    audio.set(head);
-    audio.set(tail, head.length);
-  }
+  const audio = sampleRate === rate ? samples : resample(samples, sampleRate, rate);
   return stt.transcribe({ audio, sampleRate: rate, model: 'en-us', language: null });
 }
 
