@@ -17,7 +17,7 @@ import { admin, benchAdminKey } from './lib/bench-api.js';
 import { isMain } from './lib/is-main.js';
 import { compareLoad, type LoadResult } from './lib/load.js';
 import { median } from './lib/percentiles.js';
-import { machineInfo, markdownTable, round, writeResults } from './lib/report.js';
+import { machineInfo, markdownTable, round, publishResults } from './lib/report.js';
 import { TestRedis } from '../test/support/redis-server.js';
 import { announceListening, spawnServer, type ServerProcess } from './lib/server-process.js';
 
@@ -158,9 +158,7 @@ export async function main(overrides: Partial<AdminApiBenchOptions> = {}): Promi
       rows,
     };
     const markdown = renderMarkdown(report);
-    const paths = await writeResults('admin-api', report, markdown);
-    console.log(markdown);
-    console.log(`\nwrote ${paths.json} and ${paths.markdown}`);
+    await publishResults('admin-api', report, markdown);
     return report;
   } finally {
     await Promise.allSettled(servers.map((s) => s.stop()));

@@ -23,7 +23,7 @@ import {
 } from './barge-in/report.js';
 import { BargeInLine, type Decisions, type Rule } from './barge-in/line.js';
 import { isMain } from './lib/is-main.js';
-import { machineInfo, writeResults } from './lib/report.js';
+import { machineInfo, publishResults } from './lib/report.js';
 
 const frameMs = 20;
 const frame = (corpusRate * frameMs) / 1000;
@@ -102,9 +102,7 @@ export async function main(quick: boolean): Promise<BargeInReport> {
       clips,
     };
     const markdown = renderMarkdown(report);
-    const paths = await writeResults('barge-in', report, markdown);
-    console.log(markdown);
-    console.log(`\nwrote ${paths.json} and ${paths.markdown}`);
+    await publishResults('barge-in', report, markdown);
     return report;
   } finally {
     await stt.close();

@@ -24,7 +24,7 @@ import { WindowProfiler } from './lib/inspector-profile.js';
 import { isMain } from './lib/is-main.js';
 import { compareLoad, type LoadResult } from './lib/load.js';
 import { traceRedis, type TracedCommand } from './lib/redis-trace.js';
-import { machineInfo, markdownTable, round, writeResults } from './lib/report.js';
+import { machineInfo, markdownTable, round, publishResults } from './lib/report.js';
 import { TestRedis } from '../test/support/redis-server.js';
 import { serveWebhook } from './lib/webhook-server.js';
 import { spawnServer, type ServerProcess } from './lib/server-process.js';
@@ -160,9 +160,7 @@ export async function main(overrides: Partial<ChatBenchOptions> = {}): Promise<C
       ...(profile === undefined ? {} : { profile }),
     };
     const markdown = renderMarkdown(report);
-    const paths = await writeResults('chat', report, markdown);
-    console.log(markdown);
-    console.log(`\nwrote ${paths.json} and ${paths.markdown}`);
+    await publishResults('chat', report, markdown);
     return report;
   } finally {
     await Promise.allSettled(servers.map((s) => s.stop()));

@@ -22,7 +22,7 @@ import { admin } from './lib/bench-api.js';
 import { benchConfig, openBenchParley } from './lib/bench-parley.js';
 import { instantSpeech } from './lib/instant-speech.js';
 import { TestRedis } from '../test/support/redis-server.js';
-import { machineInfo, markdownTable, round, writeResults } from './lib/report.js';
+import { machineInfo, markdownTable, round, publishResults } from './lib/report.js';
 import { framesOf, loadVoiceBenchClip, loopClip } from './lib/voice-bench-audio.js';
 import { VoiceClientProcess } from './lib/voice-client-process.js';
 import { startOkWebhook } from './lib/webhook-server.js';
@@ -239,8 +239,7 @@ async function report(results: PhaseResult[]): Promise<void> {
     '',
     `CPU per LiveKit session is ${ratio}x the WebSocket one (rtc-node's native media threads not included).`,
   ].join('\n');
-  console.log(markdown);
-  await writeResults('livekit', { machine, results, cpu_ratio_livekit_over_websocket: ratio }, markdown);
+  await publishResults('livekit', { machine, results, cpu_ratio_livekit_over_websocket: ratio }, markdown);
 }
 
 await main();

@@ -25,7 +25,7 @@ import { searchRun, type SearchRun } from './lib/rag-search.js';
 import { TestRedis } from '../test/support/redis-server.js';
 import { openFromConfig } from '../test/support/open-parley.js';
 import { testModelsDir } from '../test/support/test-models.js';
-import { machineInfo, markdownTable, round, writeResults } from './lib/report.js';
+import { machineInfo, markdownTable, round, publishResults } from './lib/report.js';
 
 const modelsDir = resolve(await testModelsDir());
 const model = process.env['BENCH_RAG_MODEL'] ?? 'minilm-l6-random';
@@ -201,8 +201,7 @@ export async function main(): Promise<void> {
       ['left', 'right', 'right', 'right', 'right'],
     ),
   ].join('\n');
-  await writeResults('rag', result, md);
-  console.log(md);
+  await publishResults('rag', result, md);
 }
 
 if (isMain(import.meta.url)) {

@@ -20,7 +20,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { Parley } from '../src/parley.js';
 import type { RecordingMode } from '../src/records/recording-settings.js';
@@ -33,8 +32,9 @@ import { percentile } from './lib/percentiles.js';
 import { writeRecordingClip } from './lib/recording-clip.js';
 import { runPhase, type BenchAgent, type PhaseContext, type PhaseResult } from './lib/recording-phase.js';
 import { renderMarkdown, summarizeModes, type RecordingReport } from './lib/recording-report.js';
-import { machineInfo, round, writeResults } from './lib/report.js';
-import { processCpuMs, spawnServer, type ServerProcess } from './lib/server-process.js';
+import { machineInfo, round, publishResults } from './lib/report.js';
+import { idleCpuMsPerS, processCpuMs } from './lib/cpu-time.js';
+import { spawnServer, type ServerProcess } from './lib/server-process.js';
 import { VoiceClientProcess } from './lib/voice-client-process.js';
 import { serveWebhook } from './lib/webhook-server.js';
 
@@ -74,15 +74,6 @@ async function createAgent(url: string, webhookUrl: string, mode: RecordingMode)
   const settings = { name: `Bench recording ${mode}`, webhook_url: webhookUrl, recording: mode };
   const agent = await createBenchAgent(url, settings);
   return { id: agent.id, token: agent.agent_token, mode };
-}
-
-/** Parley's CPU (all threads) per second with no session. */
-async function idleCpuMsPerS(ms: number): Promise<number> {
-  const cpu = process.cpuUsage();
-  const t0 = performance.now();
-  await sleep(ms);
-  const used = process.cpuUsage(cpu);
-  return (used.user + used.system) / 1000 / ((performance.now() - t0) / 1000);
 }
 
 export async function main(overrides: Partial<RecordingBenchOptions> = {}): Promise<RecordingReport> {
@@ -154,9 +145,7 @@ export async function main(overrides: Partial<RecordingBenchOptions> = {}): Prom
       })),
     };
     const markdown = renderMarkdown(report);
-    const paths = await writeResults('recording', report, markdown);
-    console.log(markdown);
-    console.log(`\nwrote ${paths.json} and ${paths.markdown}`);
+    await publishResults('recording', report, markdown);
     return report;
   } finally {
     await clients?.stop().catch(() => {}); // best effort: the child exits with this process anyway

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { fliteSay } from '../test/support/flite-speech.js';
 import { TestRedis } from '../test/support/redis-server.js';
 import { isMain } from './lib/is-main.js';
-import { machineInfo, writeResults } from './lib/report.js';
+import { machineInfo, publishResults } from './lib/report.js';
 import { spawnServer, type ServerProcess } from './lib/server-process.js';
 import { createBenchAgent } from './lib/bench-api.js';
 import { serveBenchParley } from './lib/bench-parley.js';
@@ -124,9 +124,7 @@ export async function main(options: StreamingBenchOptions, quick: boolean): Prom
       rows: rows.map((spec) => summarizeRow(spec, samples.get(spec)!, baseline)),
     };
     const markdown = renderMarkdown(report);
-    const paths = await writeResults('streaming', report, markdown);
-    console.log(markdown);
-    console.log(`\nwrote ${paths.json} and ${paths.markdown}`);
+    await publishResults('streaming', report, markdown);
     return report;
   } finally {
     await parley?.stop().catch((err: unknown) => console.error('streaming: stopping Parley failed', err));

@@ -19,7 +19,7 @@ import { serveBenchParley } from './lib/bench-parley.js';
 import { instantSpeech } from './lib/instant-speech.js';
 import { isMain } from './lib/is-main.js';
 import { summarize } from './lib/percentiles.js';
-import { machineInfo, writeResults } from './lib/report.js';
+import { machineInfo, publishResults } from './lib/report.js';
 import { spawnServer, type ServerProcess } from './lib/server-process.js';
 import { serveWebhook } from './lib/webhook-server.js';
 import { runCalls, type CallsPlan, type Transport } from './telephony/callers.js';
@@ -129,9 +129,7 @@ export async function main(overrides: Partial<TelephonyBenchOptions> = {}): Prom
       vad_rate: vadRate,
     };
     const markdown = renderMarkdown(report);
-    const paths = await writeResults('telephony', report, markdown);
-    console.log(markdown);
-    console.log(`\nwrote ${paths.json} and ${paths.markdown}`);
+    await publishResults('telephony', report, markdown);
     return report;
   } finally {
     await parley?.stop().catch(() => {}); // best effort: killed with this process anyway

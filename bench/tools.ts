@@ -26,7 +26,7 @@ import { benchAdminKey } from './lib/bench-api.js';
 import { benchConfig, openBenchParley } from './lib/bench-parley.js';
 import { isMain } from './lib/is-main.js';
 import { median, summarize, type LatencySummary } from './lib/percentiles.js';
-import { machineInfo, markdownTable, round, writeResults } from './lib/report.js';
+import { machineInfo, markdownTable, round, publishResults } from './lib/report.js';
 
 const warmup = Number(process.env['TOOLS_BENCH_WARMUP'] ?? 60);
 const iterations = Number(process.env['TOOLS_BENCH_ITERATIONS'] ?? 300);
@@ -183,7 +183,5 @@ export function toolsMarkdown(r: ToolsReport): string {
 if (isMain(import.meta.url)) {
   const report = await runToolsBench();
   const md = toolsMarkdown(report);
-  const paths = await writeResults('tools', report, md);
-  console.log(md);
-  console.log(`\nwritten: ${paths.json}, ${paths.markdown}`);
+  await publishResults('tools', report, md);
 }

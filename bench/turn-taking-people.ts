@@ -25,7 +25,7 @@ import { createBenchAgent } from './lib/bench-api.js';
 import { benchConfig, openBenchParley } from './lib/bench-parley.js';
 import { isMain } from './lib/is-main.js';
 import { startOkWebhook } from './lib/webhook-server.js';
-import { machineInfo, writeResults } from './lib/report.js';
+import { machineInfo, publishResults } from './lib/report.js';
 import type { Scenario } from './turn-taking/corpus.js';
 import { fakeSpeech, type SttLog } from './turn-taking/fake-providers.js';
 import { renderPeople, type PeopleRow } from './turn-taking/people-report.js';
@@ -134,9 +134,7 @@ export async function main(quick: boolean): Promise<void> {
       rows: report,
     };
     const markdown = renderPeople(result);
-    const paths = await writeResults('turn-taking-people', result, markdown);
-    console.log(markdown);
-    console.log(`\nwrote ${paths.json} and ${paths.markdown}`);
+    await publishResults('turn-taking-people', result, markdown);
   } finally {
     await parley?.close().catch((err: unknown) => console.error('turn-taking-people: close failed', err));
     await real?.close();

@@ -33,7 +33,7 @@ import { admin, createBenchAgent } from './lib/bench-api.js';
 import { benchConfig, openBenchParley } from './lib/bench-parley.js';
 import { isMain } from './lib/is-main.js';
 import { summarize } from './lib/percentiles.js';
-import { machineInfo, writeResults } from './lib/report.js';
+import { machineInfo, publishResults } from './lib/report.js';
 import { buildCorpus, corpusVoice, phrasesOf, type Scenario } from './turn-taking/corpus.js';
 import { delays, fakeSpeech, startFakeLlm, type SttLog } from './turn-taking/fake-providers.js';
 import { renderMarkdown, type SettingReport, type SmartTurnCost, type TurnTakingReport } from './turn-taking/report.js';
@@ -241,9 +241,7 @@ export async function main(quick: boolean): Promise<TurnTakingReport> {
       smart_turn: smartTurn,
     };
     const markdown = renderMarkdown(report);
-    const paths = await writeResults('turn-taking', report, markdown);
-    console.log(markdown);
-    console.log(`\nwrote ${paths.json} and ${paths.markdown}`);
+    await publishResults('turn-taking', report, markdown);
     return report;
   } finally {
     await parley?.close().catch((err: unknown) => console.error('turn-taking: close failed', err));

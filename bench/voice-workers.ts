@@ -20,8 +20,9 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { TestRedis } from '../test/support/redis-server.js';
 import { isMain } from './lib/is-main.js';
-import { machineInfo, markdownTable, round, writeResults } from './lib/report.js';
-import { processCpuMs, spawnServer, type ServerProcess } from './lib/server-process.js';
+import { machineInfo, markdownTable, round, publishResults } from './lib/report.js';
+import { processCpuMs } from './lib/cpu-time.js';
+import { spawnServer, type ServerProcess } from './lib/server-process.js';
 import { VoiceClientProcess } from './lib/voice-client-process.js';
 import type { ChildMessage, LoadResult, SessionGrant } from './lib/voice-load-protocol.js';
 import { summarize } from './lib/percentiles.js';
@@ -186,13 +187,8 @@ export async function main(): Promise<void> {
       ['right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'left'],
     ),
   ].join('\n');
-  const paths = await writeResults(
-    'voice-workers',
-    { bench: 'voice-workers', machine: machineInfo(), options, tries, rows },
-    markdown,
-  );
-  console.log(markdown);
-  console.log(`\nwrote ${paths.json} and ${paths.markdown}`);
+  const json = { bench: 'voice-workers', machine: machineInfo(), options, tries, rows };
+  await publishResults('voice-workers', json, markdown);
 }
 
 if (isMain(import.meta.url)) await main();

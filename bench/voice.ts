@@ -26,8 +26,9 @@ import { timeCalls } from './lib/call-timer.js';
 import { instantSpeech } from './lib/instant-speech.js';
 import { isMain } from './lib/is-main.js';
 import { TestRedis } from '../test/support/redis-server.js';
-import { machineInfo, writeResults } from './lib/report.js';
-import { processCpuMs, spawnServer, type ServerProcess } from './lib/server-process.js';
+import { machineInfo, publishResults } from './lib/report.js';
+import { processCpuMs } from './lib/cpu-time.js';
+import { spawnServer, type ServerProcess } from './lib/server-process.js';
 import { voiceBenchFixture } from './lib/voice-bench-audio.js';
 import { VoiceClientProcess } from './lib/voice-client-process.js';
 import { serveWebhook } from './lib/webhook-server.js';
@@ -129,9 +130,7 @@ export async function main(overrides: Partial<VoiceBenchOptions> = {}): Promise<
       real_stt: realSttReport,
     };
     const markdown = renderMarkdown(report);
-    const paths = await writeResults('voice', report, markdown);
-    console.log(markdown);
-    console.log(`\nwrote ${paths.json} and ${paths.markdown}`);
+    await publishResults('voice', report, markdown);
     return report;
   } finally {
     await clients?.stop().catch(() => {}); // best effort: the child exits with this process anyway

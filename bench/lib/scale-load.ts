@@ -17,7 +17,7 @@ import {
   type ParleyNode,
   type RedisStats,
 } from './scale-nodes.js';
-import { processCpuMs } from './server-process.js';
+import { processCpuMs } from './cpu-time.js';
 import type { VoiceClientProcess } from './voice-client-process.js';
 import type { ChildMessage, TalkResult } from './voice-load-protocol.js';
 

@@ -14,7 +14,7 @@ import { createClient } from 'redis';
 import { cleanParleyEnv } from '../../test/support/main-process.js';
 import { freePort } from '../../test/support/redis-server.js';
 import { benchAdminKey } from './bench-api.js';
-import { processCpuMs } from './server-process.js';
+import { processCpuMs } from './cpu-time.js';
 import { testModelsDir } from '../../test/support/test-models.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));

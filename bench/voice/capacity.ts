@@ -4,7 +4,7 @@ import type { Parley } from '../../src/parley.js';
 import { summarize } from '../lib/percentiles.js';
 import { round } from '../lib/report.js';
 import { settledMemory } from '../lib/settled-memory.js';
-import { threadCpuMs } from '../lib/thread-cpu.js';
+import { threadCpuMs } from '../lib/cpu-time.js';
 import type { VoiceClientProcess } from '../lib/voice-client-process.js';
 import type { ChildMessage, LoadResult, SessionGrant } from '../lib/voice-load-protocol.js';
 import { openSessions } from '../lib/bench-api.js';

@@ -11,7 +11,7 @@ import type { Parley } from '../../src/parley.js';
 import { wordErrorRate } from '../../test/support/wer.js';
 import { summarize } from '../lib/percentiles.js';
 import { round } from '../lib/report.js';
-import { threadCpuMs } from '../lib/thread-cpu.js';
+import { idleCpuMsPerS, threadCpuMs } from '../lib/cpu-time.js';
 import type { VoiceClientProcess } from '../lib/voice-client-process.js';
 import type { ChildMessage, TalkResult } from '../lib/voice-load-protocol.js';
 import { warmDecoders } from '../stt/engines.js';
@@ -209,13 +209,4 @@ async function talkStep(
     errors: [...new Set(result.errors)].slice(0, 5),
     keeps_up: null,
   };
-}
-
-/** Parley's CPU (all threads) per second with no session: taken out of the per-session figure. */
-async function idleCpuMsPerS(ms: number): Promise<number> {
-  const cpu = process.cpuUsage();
-  const t0 = performance.now();
-  await sleep(ms);
-  const used = process.cpuUsage(cpu);
-  return (used.user + used.system) / 1000 / ((performance.now() - t0) / 1000);
 }
