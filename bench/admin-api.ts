@@ -13,14 +13,14 @@
  */
 import { deepStrictEqual } from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
+import { admin, benchAdminKey } from './lib/bench-api.js';
 import { isMain } from './lib/is-main.js';
 import { compareLoad, type LoadResult } from './lib/load.js';
 import { median } from './lib/percentiles.js';
-import { machineInfo, markdownTable, round, writeResults } from './lib/report.js';
+import { machineInfo, markdownTable, round, publishResults } from './lib/report.js';
 import { TestRedis } from '../test/support/redis-server.js';
 import { announceListening, spawnServer, type ServerProcess } from './lib/server-process.js';
 
-const adminKey = 'bench-admin-key-0123456789';
 const targetRatio = 1.5;
 const thisFile = fileURLToPath(import.meta.url);
 
@@ -117,7 +117,7 @@ export async function main(overrides: Partial<AdminApiBenchOptions> = {}): Promi
     const rows: AdminApiRow[] = [];
     for (const op of operations) {
       for (const connections of options.connections) {
-        const headers = { 'x-api-key': adminKey };
+        const headers = { 'x-api-key': benchAdminKey };
         const measured = await compareLoad(
           {
             parley: { url: parley.url + op.path, headers, serverCpuMs: parley.cpuMs },
@@ -158,9 +158,7 @@ export async function main(overrides: Partial<AdminApiBenchOptions> = {}): Promi
       rows,
     };
     const markdown = renderMarkdown(report);
-    const paths = await writeResults('admin-api', report, markdown);
-    console.log(markdown);
-    console.log(`\nwrote ${paths.json} and ${paths.markdown}`);
+    await publishResults('admin-api', report, markdown);
     return report;
   } finally {
     await Promise.allSettled(servers.map((s) => s.stop()));
@@ -248,23 +246,16 @@ async function seedAgents(parleyUrl: string, count: number): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
     const passthrough = i % 2 === 1;
-    const res = await fetch(`${parleyUrl}/admin/v1/agents`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': adminKey },
-      body: JSON.stringify({
-        name: `Bench agent ${i}`,
-        description: `Answers questions about order ${i}.`,
-        mode: passthrough ? 'passthrough' : 'enhanced',
-        system_prompt: 'You are a helpful voice assistant for a bicycle shop. '.repeat(6).trim(),
-        greeting: 'Hello! How can I help?',
-        ...(passthrough ? { webhook_url: `https://hooks.example.com/agents/${i}` } : {}),
-        ...(i % 3 === 0 ? { webhook_api_key: `whk_${i}_secret` } : {}),
-        metadata: { team: 'support', tier: i % 4, beta: i % 5 === 0 },
-      }),
-    });
-    const body = (await res.json()) as { id?: string };
-    if (res.status !== 201 || body.id === undefined)
-      throw new Error(`seeding agent ${i}: ${res.status} ${JSON.stringify(body)}`);
+    const body = (await admin(parleyUrl, 'POST', '/admin/v1/agents', {
+      name: `Bench agent ${i}`,
+      description: `Answers questions about order ${i}.`,
+      mode: passthrough ? 'passthrough' : 'enhanced',
+      system_prompt: 'You are a helpful voice assistant for a bicycle shop. '.repeat(6).trim(),
+      greeting: 'Hello! How can I help?',
+      ...(passthrough ? { webhook_url: `https://hooks.example.com/agents/${i}` } : {}),
+      ...(i % 3 === 0 ? { webhook_api_key: `whk_${i}_secret` } : {}),
+      metadata: { team: 'support', tier: i % 4, beta: i % 5 === 0 },
+    })) as { id: string };
     ids.push(body.id);
   }
   return ids;
@@ -273,7 +264,7 @@ async function seedAgents(parleyUrl: string, count: number): Promise<string[]> {
 /** The baseline only counts if it answers what Parley answers. */
 async function assertSameAnswer(parleyUrl: string, baselineUrl: string, path: string): Promise<void> {
   const get = async (base: string) => {
-    const res = await fetch(base + path, { headers: { 'x-api-key': adminKey } });
+    const res = await fetch(base + path, { headers: { 'x-api-key': benchAdminKey } });
     return { status: res.status, body: (await res.json()) as unknown };
   };
   deepStrictEqual(await get(baselineUrl), await get(parleyUrl), `baseline and Parley disagree on ${path}`);
@@ -283,20 +274,8 @@ async function assertSameAnswer(parleyUrl: string, baselineUrl: string, path: st
 // ---- process running autocannon stays small) ----
 
 async function serveParley(redisUrl: string): Promise<void> {
-  const [{ loadConfig }, { createLogger }, { openParley }] = await Promise.all([
-    import('../src/config/config.js'),
-    import('../src/logging/logger.js'),
-    import('../src/parley.js'),
-  ]);
-  const config = loadConfig({
-    NODE_ENV: 'production',
-    PARLEY_LOG_LEVEL: 'silent',
-    PARLEY_ADMIN_API_KEY: adminKey,
-    REDIS_URL: redisUrl,
-  });
-  const parley = await openParley({ ...config, adminApiKey: adminKey, redisUrl }, createLogger(config.logLevel));
-  const port = await parley.listen(0, '127.0.0.1');
-  announceListening(port, () => parley.close());
+  const { serveBenchParley } = await import('./lib/bench-parley.js');
+  await serveBenchParley(redisUrl);
 }
 
 interface StoredAgentJson {

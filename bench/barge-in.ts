@@ -10,9 +10,9 @@
  *   node --import tsx bench/barge-in.ts                 # ~6 min; writes bench/results/barge-in.{json,md}
  *   BARGE_BENCH_QUICK=1 node --import tsx bench/barge-in.ts   # ~1.5 min
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { SileroVad } from '../src/pipeline/vad/silero-vad.js';
 import { PocketsphinxStt } from '../src/providers/pocketsphinx/pocketsphinx-stt.js';
+import { FrameClock } from '../test/support/frame-clock.js';
 import { buildCorpus, corpusRate, type Clip } from './barge-in/corpus.js';
 import {
   renderMarkdown,
@@ -23,7 +23,7 @@ import {
 } from './barge-in/report.js';
 import { BargeInLine, type Decisions, type Rule } from './barge-in/line.js';
 import { isMain } from './lib/is-main.js';
-import { machineInfo, writeResults } from './lib/report.js';
+import { machineInfo, publishResults } from './lib/report.js';
 
 const frameMs = 20;
 const frame = (corpusRate * frameMs) / 1000;
@@ -37,11 +37,10 @@ async function runClip(clip: Clip, vad: SileroVad, stt: PocketsphinxStt): Promis
   const lead = (leadMs * corpusRate) / 1000;
   const audio = new Int16Array(lead + clip.samples.length + (tailMs * corpusRate) / 1000);
   audio.set(clip.samples, lead);
-  const start = performance.now();
-  for (let at = 0, k = 1; at < audio.length; at += frame, k++) {
+  const clock = new FrameClock(frameMs);
+  for (let at = 0; at < audio.length; at += frame) {
     line.feed(audio.subarray(at, at + frame));
-    const wait = start + k * frameMs - performance.now();
-    if (wait > 0) await sleep(wait);
+    await clock.tick();
   }
   line.close();
   const speechMs = (clip.samples.length * 1000) / corpusRate;
@@ -103,9 +102,7 @@ export async function main(quick: boolean): Promise<BargeInReport> {
       clips,
     };
     const markdown = renderMarkdown(report);
-    const paths = await writeResults('barge-in', report, markdown);
-    console.log(markdown);
-    console.log(`\nwrote ${paths.json} and ${paths.markdown}`);
+    await publishResults('barge-in', report, markdown);
     return report;
   } finally {
     await stt.close();

@@ -17,23 +17,20 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../src/config/config.js';
-import { createLogger } from '../src/logging/logger.js';
-import { openParley } from '../src/parley.js';
+import { benchAdminKey } from './lib/bench-api.js';
+import { serveBenchParley } from './lib/bench-parley.js';
 import { summarizeProfile, type ProfileSummary } from './lib/cpu-profile.js';
 import { WindowProfiler } from './lib/inspector-profile.js';
 import { isMain } from './lib/is-main.js';
 import { compareLoad, type LoadResult } from './lib/load.js';
 import { traceRedis, type TracedCommand } from './lib/redis-trace.js';
-import { machineInfo, markdownTable, round, writeResults } from './lib/report.js';
+import { machineInfo, markdownTable, round, publishResults } from './lib/report.js';
 import { TestRedis } from '../test/support/redis-server.js';
 import { serveWebhook } from './lib/webhook-server.js';
-import { announceListening, spawnServer, type ServerProcess } from './lib/server-process.js';
+import { spawnServer, type ServerProcess } from './lib/server-process.js';
 import { adminClient } from '../test/support/admin-client.js';
 import { createAgent } from '../test/support/agents.js';
-import { testModelsDir } from '../test/support/test-models.js';
 
-const adminKey = 'bench-admin-key-0123456789';
 const targetAddedP50Ms = 2;
 const thisFile = fileURLToPath(import.meta.url);
 const message = 'What time do you open on Sunday? I would like to bring my bike in for a service.';
@@ -107,7 +104,7 @@ export async function main(overrides: Partial<ChatBenchOptions> = {}): Promise<C
       }),
     ]);
     servers.push(webhook, parley);
-    const { agent_token: token } = await createAgent(adminClient(parley.url, adminKey), {
+    const { agent_token: token } = await createAgent(adminClient(parley.url, benchAdminKey), {
       name: 'Bench chat agent',
       mode: 'passthrough',
       webhook_url: `${webhook.url}/hook`,
@@ -163,9 +160,7 @@ export async function main(overrides: Partial<ChatBenchOptions> = {}): Promise<C
       ...(profile === undefined ? {} : { profile }),
     };
     const markdown = renderMarkdown(report);
-    const paths = await writeResults('chat', report, markdown);
-    console.log(markdown);
-    console.log(`\nwrote ${paths.json} and ${paths.markdown}`);
+    await publishResults('chat', report, markdown);
     return report;
   } finally {
     await Promise.allSettled(servers.map((s) => s.stop()));
@@ -280,23 +275,9 @@ async function assertAnswers(parleyUrl: string, body: string): Promise<void> {
 // ---- the two servers, each run in a child process by `main` ----
 
 async function serveParley(redisUrl: string): Promise<void> {
-  const config = loadConfig({
-    NODE_ENV: 'production',
-    PARLEY_LOG_LEVEL: 'silent',
-    PARLEY_ADMIN_API_KEY: adminKey,
-    REDIS_URL: redisUrl,
-    PARLEY_RATE_LIMIT_RPM: '1000000',
-    PARLEY_RATE_LIMIT_BURST: '1000000',
-    MODELS_DIR: await testModelsDir(),
-  });
   const profileOut = process.env['BENCH_PROFILE_OUT'];
   const profiler = profileOut === undefined ? undefined : new WindowProfiler(profileOut);
-  const parley = await openParley({ ...config, adminApiKey: adminKey, redisUrl }, createLogger(config.logLevel));
-  const port = await parley.listen(0, '127.0.0.1');
-  announceListening(port, async () => {
-    await profiler?.stop();
-    await parley.close();
-  });
+  await serveBenchParley(redisUrl, {}, {}, async () => await profiler?.stop());
 }
 
 if (isMain(import.meta.url)) {

@@ -14,7 +14,7 @@
  *   node --import tsx bench/fault-soak.ts   # SOAK_SESSIONS=16 SOAK_SECONDS=180 SOAK_FAULT_SHARE=0.25 SOAK_SEED=29
  */
 import { isMain } from './lib/is-main.js';
-import { machineInfo, writeResults } from './lib/report.js';
+import { machineInfo, publishResults } from './lib/report.js';
 import { runPhase, type PhaseResult } from './soak/soak-phase.js';
 import { soakMarkdown } from './soak/soak-report.js';
 
@@ -59,9 +59,7 @@ export async function runFaultSoak(): Promise<SoakReport> {
 
 if (isMain(import.meta.url)) {
   const report = await runFaultSoak();
-  const paths = await writeResults('fault-soak', report, soakMarkdown(report));
-  console.log(soakMarkdown(report));
-  console.log(`fault-soak: ${paths.json}, ${paths.markdown}`);
+  await publishResults('fault-soak', report, soakMarkdown(report));
   const harmed = report.phases.some(
     (p) =>
       p.server_exited ||

@@ -16,7 +16,8 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../test/support/redis-server.js';
 import { FakeLivekit } from '../test/support/fake-livekit/server.js';
-import { machineInfo, markdownTable, round, writeResults } from './lib/report.js';
+import { processCpuMs } from './lib/cpu-time.js';
+import { machineInfo, markdownTable, round, publishResults } from './lib/report.js';
 
 const procs = Number(process.env['BENCH_AGENTS_PROCS'] ?? 3);
 
@@ -35,11 +36,6 @@ function children(): { pid: number; args: string }[] {
 function rssMb(pid: number): number {
   const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
   return Number(kb) / 1024;
-}
-
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, USER_HZ = 100
 }
 
 async function main(): Promise<void> {
@@ -76,7 +72,7 @@ async function main(): Promise<void> {
     const rows = jobs.map((c) => ({
       pid: c.pid,
       rss_mb: round(rssMb(c.pid), 1),
-      startup_cpu_ms: round(cpuMs(c.pid), 0),
+      startup_cpu_ms: round(processCpuMs(c.pid), 0),
     }));
     const mean = (k: 'rss_mb' | 'startup_cpu_ms') => round(rows.reduce((n, r) => n + r[k], 0) / rows.length, 1);
     const machine = machineInfo();
@@ -90,8 +86,7 @@ async function main(): Promise<void> {
       '',
       `Mean per job process: ${mean('rss_mb')} MB resident, ${mean('startup_cpu_ms')} ms of CPU to start; ${procs} processes ready ${round(readyMs / 1000, 1)} s after start.`,
     ].join('\n');
-    console.log(markdown);
-    await writeResults(
+    await publishResults(
       'livekit-agents-proc',
       {
         machine,

@@ -14,25 +14,22 @@
  *   node --import tsx bench/livekit.ts            # BENCH_LIVEKIT_SESSIONS (16), BENCH_LIVEKIT_STREAM_MS (8000)
  */
 import { AudioFrame } from '@livekit/rtc-node';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { loadConfig } from '../src/config/config.js';
-import { createLogger } from '../src/logging/logger.js';
-import { openParley, type Parley } from '../src/parley.js';
+import type { Parley } from '../src/parley.js';
 import { FakeRooms, type FakeRoom, type FrameQueue } from '../test/support/fake-livekit/fake-room.js';
 import { FakeLivekit } from '../test/support/fake-livekit/server.js';
+import { admin } from './lib/bench-api.js';
+import { benchConfig, openBenchParley } from './lib/bench-parley.js';
 import { instantSpeech } from './lib/instant-speech.js';
 import { TestRedis } from '../test/support/redis-server.js';
-import { machineInfo, markdownTable, round, writeResults } from './lib/report.js';
+import { machineInfo, markdownTable, round, publishResults } from './lib/report.js';
 import { framesOf, loadVoiceBenchClip, loopClip } from './lib/voice-bench-audio.js';
 import { VoiceClientProcess } from './lib/voice-client-process.js';
+import { startOkWebhook } from './lib/webhook-server.js';
 import type { LoadResult } from './lib/voice-load-protocol.js';
-import { testModelsDir } from '../test/support/test-models.js';
 
 const sessions = Number(process.env['BENCH_LIVEKIT_SESSIONS'] ?? 16);
 const streamMs = Number(process.env['BENCH_LIVEKIT_STREAM_MS'] ?? 8_000);
-const adminKey = 'bench-admin-key-0123456789';
 
 interface PhaseResult {
   transport: 'livekit' | 'websocket';
@@ -54,36 +51,22 @@ async function main(): Promise<void> {
   const redis = await TestRedis.start({ external: false, persistence: false });
   const fake = await FakeLivekit.start();
   const rooms = new FakeRooms(fake.apiKey, fake.apiSecret, { realAudioSource: true });
-  const webhook = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"response":"ok"}'));
-  });
-  await new Promise<void>((resolve) => webhook.listen(0, '127.0.0.1', resolve));
+  const webhook = await startOkWebhook();
   let parley: Parley | undefined;
   let clients: VoiceClientProcess | undefined;
   try {
-    const config = loadConfig({
-      NODE_ENV: 'production',
-      PARLEY_LOG_LEVEL: 'silent',
-      PARLEY_ADMIN_API_KEY: adminKey,
-      REDIS_URL: redis.url,
-      PARLEY_RATE_LIMIT_RPM: '1000000',
-      PARLEY_RATE_LIMIT_BURST: '1000000',
-      PARLEY_MAX_SESSIONS: String(sessions * 2),
-      MODELS_DIR: await testModelsDir(),
-      ...fake.env,
-    });
-    parley = await openParley({ ...config, adminApiKey: adminKey, redisUrl: redis.url }, createLogger('silent'), {
+    const config = await benchConfig(redis.url, { PARLEY_MAX_SESSIONS: String(sessions * 2), ...fake.env });
+    let url: string;
+    ({ parley, url } = await openBenchParley(config, {
       speech: instantSpeech(),
       livekit: { connect: rooms.connect },
-    });
-    const url = `http://127.0.0.1:${await parley.listen(0, '127.0.0.1')}`;
+    }));
     while (fake.registered('parley').length === 0) await sleep(20);
     const agent = (await admin(url, 'POST', '/admin/v1/agents', {
       name: 'Bench LiveKit agent',
       mode: 'passthrough',
       greeting: null,
-      webhook_url: `http://127.0.0.1:${(webhook.address() as AddressInfo).port}/hook`,
+      webhook_url: `${webhook.url}/hook`,
     })) as { id: string; agent_token: string };
     clients = await VoiceClientProcess.start();
 
@@ -96,7 +79,7 @@ async function main(): Promise<void> {
     await clients?.stop().catch(() => undefined);
     await parley?.close();
     await fake.stop();
-    webhook.close();
+    await webhook.close();
     await redis.close();
   }
 }
@@ -256,19 +239,7 @@ async function report(results: PhaseResult[]): Promise<void> {
     '',
     `CPU per LiveKit session is ${ratio}x the WebSocket one (rtc-node's native media threads not included).`,
   ].join('\n');
-  console.log(markdown);
-  await writeResults('livekit', { machine, results, cpu_ratio_livekit_over_websocket: ratio }, markdown);
-}
-
-async function admin(url: string, method: string, path: string, body: unknown): Promise<unknown> {
-  const res = await fetch(url + path, {
-    method,
-    headers: { 'content-type': 'application/json', 'x-api-key': adminKey },
-    body: JSON.stringify(body),
-  });
-  const json = (await res.json()) as unknown;
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
+  await publishResults('livekit', { machine, results, cpu_ratio_livekit_over_websocket: ratio }, markdown);
 }
 
 await main();

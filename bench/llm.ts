@@ -24,7 +24,7 @@ import { OpenAiLlm } from '../src/providers/openai/openai-llm.js';
 import { startOpenAiServer } from '../test/support/openai-server.js';
 import { isMain } from './lib/is-main.js';
 import { summarize, type LatencySummary } from './lib/percentiles.js';
-import { machineInfo, markdownTable, round, writeResults } from './lib/report.js';
+import { machineInfo, markdownTable, round, publishResults } from './lib/report.js';
 
 export interface LlmBenchOptions {
   /** Tokens each answer generates (the fixture never stops early, so exactly this many). */
@@ -190,7 +190,5 @@ export function llmMarkdown(report: Awaited<ReturnType<typeof runLlmBench>>): st
 if (isMain(import.meta.url)) {
   const report = await runLlmBench();
   const markdown = llmMarkdown(report);
-  const paths = await writeResults('llm', report, markdown);
-  console.log(markdown);
-  console.log(`results: ${paths.json}, ${paths.markdown}`);
+  await publishResults('llm', report, markdown);
 }

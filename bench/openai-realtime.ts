@@ -15,7 +15,7 @@ import { OpenAiRealtimeStt } from '../src/providers/openai-realtime/realtime-stt
 import { FakeOpenAiRealtime } from '../test/support/fake-openai-realtime.js';
 import { isMain } from './lib/is-main.js';
 import { summarize, type LatencySummary } from './lib/percentiles.js';
-import { machineInfo, markdownTable, round, writeResults } from './lib/report.js';
+import { machineInfo, markdownTable, round, publishResults } from './lib/report.js';
 
 const utteranceMs = [300, 1200];
 const handshakeMs = [0, 150, 400];
@@ -93,8 +93,7 @@ export async function runRealtimeBench() {
       ]),
     ),
   ].join('\n');
-  await writeResults('openai-realtime', report, md);
-  console.log(md);
+  await publishResults('openai-realtime', report, md);
   return report;
 }
 

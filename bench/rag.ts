@@ -17,16 +17,15 @@
 import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { resolve } from 'node:path';
-import { pino } from 'pino';
-import { loadConfig } from '../src/config/config.js';
-import { openParley } from '../src/parley.js';
 import { defaultAnnSettings } from '../src/rag/ann-index.js';
 import { LocalEmbedder } from '../src/rag/embedding/local-embedder.js';
+import { benchConfig } from './lib/bench-parley.js';
 import { isMain } from './lib/is-main.js';
 import { searchRun, type SearchRun } from './lib/rag-search.js';
 import { TestRedis } from '../test/support/redis-server.js';
+import { openFromConfig } from '../test/support/open-parley.js';
 import { testModelsDir } from '../test/support/test-models.js';
-import { machineInfo, markdownTable, round, writeResults } from './lib/report.js';
+import { machineInfo, markdownTable, round, publishResults } from './lib/report.js';
 
 const modelsDir = resolve(await testModelsDir());
 const model = process.env['BENCH_RAG_MODEL'] ?? 'minilm-l6-random';
@@ -89,17 +88,8 @@ interface IngestResult {
 
 async function ingestion(): Promise<IngestResult> {
   const redis = await TestRedis.start({ external: false, persistence: false });
-  const config = loadConfig({
-    NODE_ENV: 'production',
-    PARLEY_LOG_LEVEL: 'silent',
-    MODELS_DIR: modelsDir,
-    PARLEY_EMBEDDING_MODEL: model,
-    REDIS_URL: redis.url,
-    PARLEY_ADMIN_API_KEY: 'bench-admin-key-0123456789',
-  });
-  const parley = await openParley(
-    { ...config, adminApiKey: config.adminApiKey!, redisUrl: redis.url },
-    pino({ level: 'silent' }),
+  const parley = await openFromConfig(
+    await benchConfig(redis.url, { MODELS_DIR: modelsDir, PARLEY_EMBEDDING_MODEL: model }),
   );
   try {
     const agent = await parley.store.agents.create({ name: 'bench' });
@@ -211,8 +201,7 @@ export async function main(): Promise<void> {
       ['left', 'right', 'right', 'right', 'right'],
     ),
   ].join('\n');
-  await writeResults('rag', result, md);
-  console.log(md);
+  await publishResults('rag', result, md);
 }
 
 if (isMain(import.meta.url)) {

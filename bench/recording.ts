@@ -20,27 +20,23 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../src/config/config.js';
-import { createLogger } from '../src/logging/logger.js';
-import { openParley, type Parley } from '../src/parley.js';
+import type { Parley } from '../src/parley.js';
 import type { RecordingMode } from '../src/schemas/recording-settings.js';
 import { TestRedis } from '../test/support/redis-server.js';
+import { createBenchAgent } from './lib/bench-api.js';
+import { benchConfig, openBenchParley } from './lib/bench-parley.js';
 import { instantSpeech } from './lib/instant-speech.js';
 import { isMain } from './lib/is-main.js';
 import { percentile } from './lib/percentiles.js';
 import { writeRecordingClip } from './lib/recording-clip.js';
 import { runPhase, type BenchAgent, type PhaseContext, type PhaseResult } from './lib/recording-phase.js';
 import { renderMarkdown, summarizeModes, type RecordingReport } from './lib/recording-report.js';
-import { machineInfo, round, writeResults } from './lib/report.js';
-import { processCpuMs, spawnServer, type ServerProcess } from './lib/server-process.js';
-import { standInPreset } from './lib/stand-in-preset.js';
+import { machineInfo, round, publishResults } from './lib/report.js';
+import { idleCpuMsPerS, processCpuMs } from './lib/cpu-time.js';
+import { spawnServer, type ServerProcess } from './lib/server-process.js';
 import { VoiceClientProcess } from './lib/voice-client-process.js';
 import { serveWebhook } from './lib/webhook-server.js';
-import { admin } from './voice/http.js';
-import { adminKey } from './voice/options.js';
-import { testModelsDir } from '../test/support/test-models.js';
 
 const thisFile = fileURLToPath(import.meta.url);
 
@@ -75,24 +71,9 @@ const quick: Partial<RecordingBenchOptions> = {
 };
 
 async function createAgent(url: string, webhookUrl: string, mode: RecordingMode): Promise<BenchAgent> {
-  const preset = (await admin(url, 'POST', '/admin/v1/presets', standInPreset)) as { id: string };
-  const agent = (await admin(url, 'POST', '/admin/v1/agents', {
-    name: `Bench recording ${mode}`,
-    mode: 'passthrough',
-    webhook_url: webhookUrl,
-    preset_id: preset.id,
-    recording: mode,
-  })) as { id: string; agent_token: string };
+  const settings = { name: `Bench recording ${mode}`, webhook_url: webhookUrl, recording: mode };
+  const agent = await createBenchAgent(url, settings);
   return { id: agent.id, token: agent.agent_token, mode };
-}
-
-/** Parley's CPU (all threads) per second with no session. */
-async function idleCpuMsPerS(ms: number): Promise<number> {
-  const cpu = process.cpuUsage();
-  const t0 = performance.now();
-  await sleep(ms);
-  const used = process.cpuUsage(cpu);
-  return (used.user + used.system) / 1000 / ((performance.now() - t0) / 1000);
 }
 
 export async function main(overrides: Partial<RecordingBenchOptions> = {}): Promise<RecordingReport> {
@@ -108,24 +89,9 @@ export async function main(overrides: Partial<RecordingBenchOptions> = {}): Prom
   const warmClip = await writeRecordingClip(options.frameMs, 1);
   try {
     webhook = await spawnServer({ name: 'recording-webhook', script: thisFile, args: ['--serve', 'webhook'] });
-    const config = loadConfig({
-      NODE_ENV: 'production',
-      PARLEY_LOG_LEVEL: 'silent',
-      PARLEY_ADMIN_API_KEY: adminKey,
-      REDIS_URL: redis.url,
-      PARLEY_DATA_DIR: dataDir,
-      PARLEY_RATE_LIMIT_RPM: '1000000',
-      PARLEY_RATE_LIMIT_BURST: '1000000',
-      MODELS_DIR: await testModelsDir(),
-    });
-    parley = await openParley(
-      { ...config, adminApiKey: adminKey, redisUrl: redis.url },
-      createLogger(config.logLevel),
-      {
-        speech: instantSpeech(),
-      },
-    );
-    const url = `http://127.0.0.1:${await parley.listen(0, '127.0.0.1')}`;
+    const config = await benchConfig(redis.url, { PARLEY_DATA_DIR: dataDir });
+    let url: string;
+    ({ parley, url } = await openBenchParley(config, { speech: instantSpeech() }));
     const hook = `${webhook.url}/hook`;
     const agents = {
       off: await createAgent(url, hook, 'off'),
@@ -179,9 +145,7 @@ export async function main(overrides: Partial<RecordingBenchOptions> = {}): Prom
       })),
     };
     const markdown = renderMarkdown(report);
-    const paths = await writeResults('recording', report, markdown);
-    console.log(markdown);
-    console.log(`\nwrote ${paths.json} and ${paths.markdown}`);
+    await publishResults('recording', report, markdown);
     return report;
   } finally {
     await clients?.stop().catch(() => {}); // best effort: the child exits with this process anyway

@@ -24,7 +24,7 @@
 import { fileURLToPath } from 'node:url';
 import { TestRedis } from '../test/support/redis-server.js';
 import { isMain } from './lib/is-main.js';
-import { machineInfo, writeResults } from './lib/report.js';
+import { machineInfo, publishResults } from './lib/report.js';
 import { writeScaleClip } from './lib/scale-clip.js';
 import { loadStep, type LoadRow } from './lib/scale-load.js';
 import { lossBound, nodeLoss, type LeaseSettings, type LossRow } from './lib/scale-loss.js';
@@ -155,9 +155,7 @@ export async function main(): Promise<ScaleReport> {
       node_loss: loss,
     };
     const markdown = renderMarkdown(report);
-    const paths = await writeResults('scale', report, markdown);
-    console.log(markdown);
-    console.log(`\nwrote ${paths.json} and ${paths.markdown}`);
+    await publishResults('scale', report, markdown);
     return report;
   } finally {
     await clients?.stop().catch(() => {});

@@ -14,11 +14,11 @@ import { fileURLToPath } from 'node:url';
 import { fliteSay } from '../test/support/flite-speech.js';
 import { TestRedis } from '../test/support/redis-server.js';
 import { isMain } from './lib/is-main.js';
-import { machineInfo, writeResults } from './lib/report.js';
+import { machineInfo, publishResults } from './lib/report.js';
 import { spawnServer, type ServerProcess } from './lib/server-process.js';
-import { admin } from './voice/http.js';
+import { createBenchAgent } from './lib/bench-api.js';
+import { serveBenchParley } from './lib/bench-parley.js';
 import { answer, startFakes, timings, type BenchFakes, type Question } from './streaming/fakes.js';
-import { serveParley } from './streaming/parley-side.js';
 import {
   renderMarkdown,
   summarizeRow,
@@ -72,19 +72,10 @@ const quickOptions: StreamingBenchOptions = { sessions: 4, turns: 3, rounds: 1, 
 
 /** A passthrough agent on the row's providers, answered by the row's webhook; its token. */
 async function createAgent(url: string, spec: RowSpec, fakes: BenchFakes): Promise<string> {
-  const preset = (await admin(url, 'POST', '/admin/v1/presets', {
-    name: `Streaming bench ${spec.row}`,
-    stt: sttPresets[spec.stt],
-    tts: ttsPresets[spec.tts],
-  })) as { id: string };
-  const agent = (await admin(url, 'POST', '/admin/v1/agents', {
-    name: `Streaming bench ${spec.row}`,
-    mode: 'passthrough',
-    webhook_url: spec.webhook === 'json' ? fakes.jsonHook.url : fakes.streamHook.url,
-    preset_id: preset.id,
-    greeting: null,
-  })) as { agent_token: string };
-  return agent.agent_token;
+  const name = `Streaming bench ${spec.row}`;
+  const preset = { name, stt: sttPresets[spec.stt], tts: ttsPresets[spec.tts] };
+  const webhook = spec.webhook === 'json' ? fakes.jsonHook : fakes.streamHook;
+  return (await createBenchAgent(url, { name, webhook_url: webhook.url, greeting: null }, preset)).agent_token;
 }
 
 export async function main(options: StreamingBenchOptions, quick: boolean): Promise<StreamingReport> {
@@ -133,9 +124,7 @@ export async function main(options: StreamingBenchOptions, quick: boolean): Prom
       rows: rows.map((spec) => summarizeRow(spec, samples.get(spec)!, baseline)),
     };
     const markdown = renderMarkdown(report);
-    const paths = await writeResults('streaming', report, markdown);
-    console.log(markdown);
-    console.log(`\nwrote ${paths.json} and ${paths.markdown}`);
+    await publishResults('streaming', report, markdown);
     return report;
   } finally {
     await parley?.stop().catch((err: unknown) => console.error('streaming: stopping Parley failed', err));
@@ -146,9 +135,13 @@ export async function main(options: StreamingBenchOptions, quick: boolean): Prom
 
 if (isMain(import.meta.url)) {
   const [flag, target, redisUrl, env] = process.argv.slice(2);
-  if (flag === '--serve' && target === 'parley')
-    await serveParley(redisUrl!, JSON.parse(env!) as Record<string, string>);
-  else {
+  if (flag === '--serve' && target === 'parley') {
+    // in a process of its own, so that its CPU (/proc) is Parley's alone; the real providers call
+    // the fakes. Silero scores every window, the silence between questions too, as on a real
+    // (noisy) line: the bench's silence is digital zeros, which the floor would skip.
+    const fakesEnv = JSON.parse(env!) as Record<string, string>;
+    await serveBenchParley(redisUrl!, { PARLEY_WORKERS: '1', PARLEY_VAD_SILENCE_FLOOR_DBFS: 'off', ...fakesEnv });
+  } else {
     const quick = process.env['STREAMING_BENCH_QUICK'] === '1';
     await main(quick ? quickOptions : defaultOptions, quick);
   }

@@ -24,7 +24,7 @@ import { defaultLocalModelOptions } from '../src/providers/local/local-model-opt
 import { WhisperStt } from '../src/providers/local/whisper-stt.js';
 import { PocketsphinxStt } from '../src/providers/pocketsphinx/pocketsphinx-stt.js';
 import { isMain } from './lib/is-main.js';
-import { machineInfo, round, writeResults } from './lib/report.js';
+import { machineInfo, round, publishResults } from './lib/report.js';
 import { audioMs, buildSttCorpus, leadMs, tailMs, type Utterance } from './stt/corpus.js';
 import { concurrentStreams, streamOne, warmDecoders, wholeOne, withCpu, type Sample } from './stt/engines.js';
 import { latency, renderSttMarkdown, wer, type ConcurrencyRow, type EngineRow, type SttReport } from './stt/report.js';
@@ -163,9 +163,7 @@ export async function main(overrides: Partial<SttBenchOptions> = {}): Promise<St
       concurrency,
     };
     const markdown = renderSttMarkdown(report);
-    const paths = await writeResults('stt', report, markdown);
-    console.log(markdown);
-    console.log(`\nwrote ${paths.json} and ${paths.markdown}`);
+    await publishResults('stt', report, markdown);
     return report;
   } finally {
     await sphinx.close();
@@ -211,12 +209,11 @@ export async function phoneRate(): Promise<PhoneRateReport> {
   const report = await phoneRateSection();
   const footer = `Machine: ${machine.cpu_count} × ${machine.cpu_model}, Node ${machine.node}, load ${machine.load_avg_1m} at start and ${machineInfo().load_avg_1m} at end; ${startedAt}.`;
   const markdown = `${renderPhoneRateMarkdown(report)}\n\n${footer}`;
-  await writeResults(
+  await publishResults(
     'stt-phone-rate',
     { bench: 'stt-phone-rate', started_at: startedAt, machine, ...report },
     markdown,
   );
-  console.log(markdown);
   return report;
 }
 
@@ -227,12 +224,11 @@ export async function vocabulary(): Promise<VocabularyReport> {
   const report = await vocabularySection();
   const footer = `Machine: ${machine.cpu_count} × ${machine.cpu_model}, Node ${machine.node}, load ${machine.load_avg_1m} at start and ${machineInfo().load_avg_1m} at end; ${startedAt}.`;
   const markdown = `${renderVocabularyMarkdown(report)}\n\n${footer}`;
-  await writeResults(
+  await publishResults(
     'stt-vocabulary',
     { bench: 'stt-vocabulary', started_at: startedAt, machine, ...report },
     markdown,
   );
-  console.log(markdown);
   return report;
 }
 

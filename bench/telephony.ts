@@ -14,21 +14,22 @@
 import { fileURLToPath } from 'node:url';
 import { fliteSay } from '../test/support/flite-speech.js';
 import { TestRedis } from '../test/support/redis-server.js';
+import { createBenchAgent, shareOf, timingsOf } from './lib/bench-api.js';
+import { serveBenchParley } from './lib/bench-parley.js';
+import { instantSpeech } from './lib/instant-speech.js';
 import { isMain } from './lib/is-main.js';
 import { summarize } from './lib/percentiles.js';
-import { machineInfo, writeResults } from './lib/report.js';
+import { machineInfo, publishResults } from './lib/report.js';
 import { spawnServer, type ServerProcess } from './lib/server-process.js';
-import { standInPreset } from './lib/stand-in-preset.js';
 import { serveWebhook } from './lib/webhook-server.js';
 import { runCalls, type CallsPlan, type Transport } from './telephony/callers.js';
 import { measureCodecCost } from './telephony/codec-cost.js';
-import { benchAuthToken, serveParley } from './telephony/parley-side.js';
 import { renderMarkdown, type TelephonyReport, type TransportRow } from './telephony/report.js';
 import { measureVadRate } from './telephony/vad-rate.js';
-import { admin } from './voice/http.js';
 
 const thisFile = fileURLToPath(import.meta.url);
 const number = '+15105550142';
+const benchAuthToken = 'telephony-bench-auth-token';
 const question = 'What time do you open tomorrow?';
 const vadSentences = [
   question,
@@ -57,26 +58,6 @@ export const defaultOptions: TelephonyBenchOptions = {
 };
 const quick: Partial<TelephonyBenchOptions> = { sessions: 6, turns: 3, rounds: 1, codecSeconds: 10 };
 
-interface Stored {
-  role: string;
-  status: string;
-  timings: Record<string, number> | null;
-}
-
-/** Parley's timings of every answered audio turn of these sessions. */
-async function timingsOf(url: string, sessionIds: string[]): Promise<Record<string, number>[]> {
-  const out: Record<string, number>[] = [];
-  for (const id of sessionIds) {
-    const session = (await admin(url, 'GET', `/admin/v1/sessions/${id}`)) as { conversation_id: string };
-    const conversation = (await admin(url, 'GET', `/admin/v1/conversations/${session.conversation_id}`)) as {
-      messages: Stored[];
-    };
-    for (const m of conversation.messages)
-      if (m.role === 'agent' && m.status === 'complete' && m.timings?.['stt_ms'] !== undefined) out.push(m.timings);
-  }
-  return out;
-}
-
 async function runTransport(transport: Transport, plan: CallsPlan, parley: ServerProcess): Promise<TransportRow> {
   const cpu0 = parley.cpuMs();
   const client0 = process.cpuUsage();
@@ -84,8 +65,6 @@ async function runTransport(transport: Transport, plan: CallsPlan, parley: Serve
   const clientCpu = process.cpuUsage(client0);
   const parleyCpu = parley.cpuMs() - cpu0;
   const timings = await timingsOf(plan.url, result.session_ids);
-  const share = (x: Record<string, number>) =>
-    x['end_to_end_ms']! - (x['endpointing_ms'] ?? 0) - (x['stt_ms'] ?? 0) - (x['response_ms'] ?? 0);
   return {
     transport,
     sessions: plan.sessions,
@@ -96,7 +75,7 @@ async function runTransport(transport: Transport, plan: CallsPlan, parley: Serve
     client_cpu_ms_per_session_s: (clientCpu.user + clientCpu.system) / 1000 / result.session_seconds,
     client_wait: summarize(result.waits_ms),
     parley_end_to_end: summarize(timings.map((t) => t['end_to_end_ms']!)),
-    parley_share: summarize(timings.map(share)),
+    parley_share: summarize(timings.map(shareOf)),
   };
 }
 
@@ -110,15 +89,12 @@ export async function main(overrides: Partial<TelephonyBenchOptions> = {}): Prom
   try {
     webhook = await spawnServer({ name: 'telephony-webhook', script: thisFile, args: ['--serve', 'webhook'] });
     parley = await spawnServer({ name: 'telephony-parley', script: thisFile, args: ['--serve', 'parley', redis.url] });
-    const preset = (await admin(parley.url, 'POST', '/admin/v1/presets', standInPreset)) as { id: string };
-    const agent = (await admin(parley.url, 'POST', '/admin/v1/agents', {
+    const agent = await createBenchAgent(parley.url, {
       name: 'Bench phone agent',
-      mode: 'passthrough',
       webhook_url: `${webhook.url}/hook`,
-      preset_id: preset.id,
       greeting: null,
       phone_numbers: [number],
-    })) as { agent_token: string };
+    });
     const plan: CallsPlan = {
       url: parley.url,
       agentToken: agent.agent_token,
@@ -153,9 +129,7 @@ export async function main(overrides: Partial<TelephonyBenchOptions> = {}): Prom
       vad_rate: vadRate,
     };
     const markdown = renderMarkdown(report);
-    const paths = await writeResults('telephony', report, markdown);
-    console.log(markdown);
-    console.log(`\nwrote ${paths.json} and ${paths.markdown}`);
+    await publishResults('telephony', report, markdown);
     return report;
   } finally {
     await parley?.stop().catch(() => {}); // best effort: killed with this process anyway
@@ -167,6 +141,10 @@ export async function main(overrides: Partial<TelephonyBenchOptions> = {}): Prom
 if (isMain(import.meta.url)) {
   const [flag, target, arg] = process.argv.slice(2);
   if (flag === '--serve' && target === 'webhook') await serveWebhook();
-  else if (flag === '--serve' && target === 'parley') await serveParley(arg!);
-  else await main(process.env['TELEPHONY_BENCH_QUICK'] === '1' ? quick : {});
+  else if (flag === '--serve' && target === 'parley') {
+    // in a process of its own, so that its CPU (/proc) is Parley's alone: Twilio configured, instant
+    // STT and TTS, so that what is left is Parley's own work, the carrier's μ-law and resampling included
+    const env = { PARLEY_WORKERS: '1', TWILIO_AUTH_TOKEN: benchAuthToken };
+    await serveBenchParley(arg!, env, { speech: instantSpeech() });
+  } else await main(process.env['TELEPHONY_BENCH_QUICK'] === '1' ? quick : {});
 }

@@ -16,21 +16,18 @@
  *
  *   node --import tsx bench/tools.ts        # bench/results/tools.{json,md}
  */
-import { pino } from 'pino';
-import { loadConfig } from '../src/config/config.js';
 import { postJson } from '../src/outbound/post-json.js';
-import { openParley } from '../src/parley.js';
 import { createAgent } from '../test/support/agents.js';
 import { adminClient } from '../test/support/admin-client.js';
 import { HttpReceiver } from '../test/support/http-receiver.js';
 import { startOpenAiServer } from '../test/support/openai-server.js';
 import { TestRedis } from '../test/support/redis-server.js';
+import { benchAdminKey } from './lib/bench-api.js';
+import { benchConfig, openBenchParley } from './lib/bench-parley.js';
 import { isMain } from './lib/is-main.js';
 import { median, summarize, type LatencySummary } from './lib/percentiles.js';
-import { machineInfo, markdownTable, round, writeResults } from './lib/report.js';
-import { testModelsDir } from '../test/support/test-models.js';
+import { machineInfo, markdownTable, round, publishResults } from './lib/report.js';
 
-const adminKey = 'bench-admin-key-0123456789';
 const warmup = Number(process.env['TOOLS_BENCH_WARMUP'] ?? 60);
 const iterations = Number(process.env['TOOLS_BENCH_ITERATIONS'] ?? 300);
 
@@ -65,21 +62,9 @@ export async function runToolsBench(): Promise<ToolsReport> {
       return { toolCalls: [{ name: 'lookup_order', arguments: { order_id: 'A-1' } }] };
     return 'Hello there.';
   });
-  const config = loadConfig({
-    NODE_ENV: 'test',
-    PARLEY_LOG_LEVEL: 'silent',
-    MODELS_DIR: await testModelsDir(),
-    REDIS_URL: redis.url,
-    PARLEY_ADMIN_API_KEY: adminKey,
-    OPENAI_BASE_URL: llm.baseUrl,
-    OPENAI_API_KEY: 'sk-bench',
-    PARLEY_RATE_LIMIT_BURST: '1000000',
-    PARLEY_RATE_LIMIT_RPM: '1000000',
-  });
-  const parley = await openParley({ ...config, adminApiKey: adminKey, redisUrl: redis.url }, pino({ level: 'silent' }));
-  const port = await parley.listen(0, '127.0.0.1');
-  const base = `http://127.0.0.1:${port}`;
-  const admin = adminClient(base, adminKey);
+  const config = await benchConfig(redis.url, { OPENAI_BASE_URL: llm.baseUrl, OPENAI_API_KEY: 'sk-bench' });
+  const { parley, url: base } = await openBenchParley(config);
+  const admin = adminClient(base, benchAdminKey);
   try {
     const plain = await createAgent(admin, { mode: 'enhanced' });
     const withTool = await createAgent(admin, {
@@ -198,7 +183,5 @@ export function toolsMarkdown(r: ToolsReport): string {
 if (isMain(import.meta.url)) {
   const report = await runToolsBench();
   const md = toolsMarkdown(report);
-  const paths = await writeResults('tools', report, md);
-  console.log(md);
-  console.log(`\nwritten: ${paths.json}, ${paths.markdown}`);
+  await publishResults('tools', report, md);
 }

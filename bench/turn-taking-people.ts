@@ -16,18 +16,16 @@
  *   PEOPLE_BENCH_SESSIONS=3 …   # callers at once (default 2)
  *   PEOPLE_BENCH_ROWS=default,off …   # only the rows whose names hold these words
  */
-import { createServer } from 'node:http';
-import { loadConfig } from '../src/config/config.js';
-import { createLogger } from '../src/logging/logger.js';
-import { openParley, type Parley } from '../src/parley.js';
+import type { Parley } from '../src/parley.js';
 import { ProviderRegistry } from '../src/providers/registry.js';
 import { ProviderSet } from '../src/providers/speech-providers.js';
 import { TestRedis } from '../test/support/redis-server.js';
 import { peoplePrompts, promptHalves, promptSpeech } from '../test/support/people-speech.js';
+import { createBenchAgent } from './lib/bench-api.js';
+import { benchConfig, openBenchParley } from './lib/bench-parley.js';
 import { isMain } from './lib/is-main.js';
-import { machineInfo, writeResults } from './lib/report.js';
-import { admin } from './voice/http.js';
-import { adminKey } from './voice/options.js';
+import { startOkWebhook } from './lib/webhook-server.js';
+import { machineInfo, publishResults } from './lib/report.js';
 import type { Scenario } from './turn-taking/corpus.js';
 import { fakeSpeech, type SttLog } from './turn-taking/fake-providers.js';
 import { renderPeople, type PeopleRow } from './turn-taking/people-report.js';
@@ -75,41 +73,14 @@ function scenarios(quick: boolean): Scenario[] {
   ];
 }
 
-/** The operator's webhook: answers every turn at once. */
-async function startWebhook(): Promise<{ url: string; close: () => Promise<void> }> {
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ response: 'Okay, one moment please.' }));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : 0;
-  return {
-    url: `http://127.0.0.1:${port}/answer`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
 async function runRow(
   url: string,
   webhookUrl: string,
   spec: (typeof rows)[number],
   list: Scenario[],
 ): Promise<PeopleRow> {
-  const preset = (await admin(url, 'POST', '/admin/v1/presets', { name: spec.row, stt: spec.stt, tts: flite })) as {
-    id: string;
-  };
-  const agent = (await admin(url, 'POST', '/admin/v1/agents', {
-    name: spec.row,
-    mode: 'passthrough',
-    webhook_url: webhookUrl,
-    greeting: null,
-    preset_id: preset.id,
-    ...spec.patch,
-  })) as { agent_token: string };
+  const settings = { name: spec.row, webhook_url: webhookUrl, greeting: null, ...spec.patch };
+  const agent = await createBenchAgent(url, settings, { name: spec.row, stt: spec.stt, tts: flite });
   // two callers at once: the recogniser keeps up with real time on two cores, so the waits are endpointing's
   const results = await runAll(list, sessions, 150, (s) => runScenario(url, agent.agent_token, s));
   return { row: spec.row, patch: spec.patch, results };
@@ -120,39 +91,28 @@ export async function main(quick: boolean): Promise<void> {
   const machine = machineInfo();
   const list = scenarios(quick);
   const redis = await TestRedis.start({ external: false, persistence: false });
-  const webhook = await startWebhook();
+  const webhook = await startOkWebhook('Okay, one moment please.');
   const sttLog: SttLog = { calls: 0, unrecognised: 0 };
   let parley: Parley | undefined;
   let real: ProviderSet | undefined;
   const cpuStart = process.cpuUsage();
   const wallStart = performance.now();
   try {
-    const config = loadConfig({
-      NODE_ENV: 'production',
-      PARLEY_LOG_LEVEL: 'silent',
-      PARLEY_ADMIN_API_KEY: adminKey,
-      REDIS_URL: redis.url,
-      PARLEY_RATE_LIMIT_RPM: '1000000',
-      PARLEY_RATE_LIMIT_BURST: '1000000',
-      PARLEY_POCKETSPHINX_THREADS: '2',
-    });
+    // the default install's models (MODELS_DIR's default, ./models), not the random-weight test ones
+    const config = await benchConfig(redis.url, { MODELS_DIR: undefined, PARLEY_POCKETSPHINX_THREADS: '2' });
     const fake = fakeSpeech(
       list.flatMap((s) => s.utterance.flatMap((p) => ('phrase' in p ? [p.phrase] : []))),
       sttLog,
     );
     real = new ProviderSet(config, new ProviderRegistry(config));
     const providers = real;
-    parley = await openParley(
-      { ...config, adminApiKey: adminKey, redisUrl: redis.url },
-      createLogger(config.logLevel),
-      {
-        speech: {
-          stt: (s) => (s.provider === 'pocketsphinx' ? providers.stt(s) : fake.stt(s)),
-          tts: (s) => providers.tts(s),
-        },
+    let url: string;
+    ({ parley, url } = await openBenchParley(config, {
+      speech: {
+        stt: (s) => (s.provider === 'pocketsphinx' ? providers.stt(s) : fake.stt(s)),
+        tts: (s) => providers.tts(s),
       },
-    );
-    const url = `http://127.0.0.1:${await parley.listen(0, '127.0.0.1')}`;
+    }));
     const report: PeopleRow[] = [];
     // PEOPLE_BENCH_ROWS=default,off runs only the rows whose names hold one of those words
     const only = process.env['PEOPLE_BENCH_ROWS']?.split(',');
@@ -174,9 +134,7 @@ export async function main(quick: boolean): Promise<void> {
       rows: report,
     };
     const markdown = renderPeople(result);
-    const paths = await writeResults('turn-taking-people', result, markdown);
-    console.log(markdown);
-    console.log(`\nwrote ${paths.json} and ${paths.markdown}`);
+    await publishResults('turn-taking-people', result, markdown);
   } finally {
     await parley?.close().catch((err: unknown) => console.error('turn-taking-people: close failed', err));
     await real?.close();

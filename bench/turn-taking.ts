@@ -20,21 +20,20 @@ import { mkdir, mkdtemp, readdir, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { loadConfig } from '../src/config/config.js';
-import { createLogger } from '../src/logging/logger.js';
-import { openParley, type Parley } from '../src/parley.js';
+import type { Parley } from '../src/parley.js';
 import { ProviderRegistry } from '../src/providers/registry.js';
 import { ProviderSet } from '../src/providers/speech-providers.js';
 import { isStreaming } from '../src/providers/stt.js';
 import { smartTurnFile, smartTurnModelId } from '../src/pipeline/turn/smart-turn.js';
 import { standInPreset } from './lib/stand-in-preset.js';
+import { concatSamples } from '../test/support/pcm.js';
 import { TestRedis } from '../test/support/redis-server.js';
 import { testModelsDir } from '../test/support/test-models.js';
+import { admin, createBenchAgent } from './lib/bench-api.js';
+import { benchConfig, openBenchParley } from './lib/bench-parley.js';
 import { isMain } from './lib/is-main.js';
 import { summarize } from './lib/percentiles.js';
-import { machineInfo, writeResults } from './lib/report.js';
-import { admin } from './voice/http.js';
-import { adminKey } from './voice/options.js';
+import { machineInfo, publishResults } from './lib/report.js';
 import { buildCorpus, corpusVoice, phrasesOf, type Scenario } from './turn-taking/corpus.js';
 import { delays, fakeSpeech, startFakeLlm, type SttLog } from './turn-taking/fake-providers.js';
 import { renderMarkdown, type SettingReport, type SmartTurnCost, type TurnTakingReport } from './turn-taking/report.js';
@@ -109,18 +108,14 @@ async function runSetting(
 ): Promise<SettingReport> {
   // The scripted recogniser unless the setting names the real one (the built-in preset would be
   // pocketsphinx wherever it is installed).
-  const preset = (await admin(url, 'POST', '/admin/v1/presets', {
+  const name = `Turn bench ${spec.setting}`;
+  const preset = {
     ...standInPreset,
-    name: `Turn bench ${spec.setting}`,
+    name,
     ...(spec.stt === 'pocketsphinx' ? { stt: { provider: 'pocketsphinx', model: 'en-us', language: null } } : {}),
-  })) as { id: string };
-  const agent = (await admin(url, 'POST', '/admin/v1/agents', {
-    name: `Turn bench ${spec.setting}`,
-    mode: 'enhanced',
-    system_prompt: 'Answer briefly.',
-    greeting: null,
-    preset_id: preset.id,
-  })) as { id: string; agent_token: string };
+  };
+  const settings = { name, mode: 'enhanced', system_prompt: 'Answer briefly.', greeting: null };
+  const agent = await createBenchAgent(url, settings, preset);
   let note: string | null = null;
   const refused = await patchAgent(url, agent.id, spec.patch);
   if (refused !== null) {
@@ -167,13 +162,7 @@ async function measureSmartTurn(parley: Parley, scenarios: Scenario[], count: nu
     const parts = s.utterance.map((p) =>
       'phrase' in p ? p.phrase.samples : new Int16Array((p.pauseMs * 16_000) / 1000),
     );
-    const all = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
-    let at = 0;
-    for (const p of parts) {
-      all.set(p, at);
-      at += p.length;
-    }
-    return all;
+    return concatSamples(parts);
   });
   await model.check(audios[0]!); // warm
   const before = model.stats();
@@ -210,13 +199,7 @@ export async function main(quick: boolean): Promise<TurnTakingReport> {
   let parley: Parley | undefined;
   let real: ProviderSet | undefined;
   try {
-    const config = loadConfig({
-      NODE_ENV: 'production',
-      PARLEY_LOG_LEVEL: 'silent',
-      PARLEY_ADMIN_API_KEY: adminKey,
-      REDIS_URL: redis.url,
-      PARLEY_RATE_LIMIT_RPM: '1000000',
-      PARLEY_RATE_LIMIT_BURST: '1000000',
+    const config = await benchConfig(redis.url, {
       MODELS_DIR: models.dir,
       // The corpus' pauses are digital zeros: the silence floor would skip the model there and keep
       // its state from the last speech, which makes onsets look faster than on a real (noisy) line.
@@ -229,18 +212,14 @@ export async function main(quick: boolean): Promise<TurnTakingReport> {
     const fake = fakeSpeech(phrasesOf(scenarios), sttLog);
     real = new ProviderSet(config, new ProviderRegistry(config));
     const providers = real;
-    parley = await openParley(
-      { ...config, adminApiKey: adminKey, redisUrl: redis.url },
-      createLogger(config.logLevel),
-      {
-        speech: {
-          stt: (s) => (s.provider === 'pocketsphinx' ? providers.stt(s) : fake.stt(s)),
-          tts: (s) => fake.tts(s),
-        },
+    let url: string;
+    ({ parley, url } = await openBenchParley(config, {
+      speech: {
+        stt: (s) => (s.provider === 'pocketsphinx' ? providers.stt(s) : fake.stt(s)),
+        tts: (s) => fake.tts(s),
       },
-    );
+    }));
     await warmDecoders(providers);
-    const url = `http://127.0.0.1:${await parley.listen(0, '127.0.0.1')}`;
     const rows: SettingReport[] = [];
     for (const spec of settings) {
       console.log(`turn-taking: ${spec.setting}, ${scenarios.length} scenarios at real-time pace…`);
@@ -262,9 +241,7 @@ export async function main(quick: boolean): Promise<TurnTakingReport> {
       smart_turn: smartTurn,
     };
     const markdown = renderMarkdown(report);
-    const paths = await writeResults('turn-taking', report, markdown);
-    console.log(markdown);
-    console.log(`\nwrote ${paths.json} and ${paths.markdown}`);
+    await publishResults('turn-taking', report, markdown);
     return report;
   } finally {
     await parley?.close().catch((err: unknown) => console.error('turn-taking: close failed', err));

@@ -30,7 +30,7 @@ import { SileroVad } from '../src/pipeline/vad/silero-vad.js';
 import { readWav } from '../src/audio/wav.js';
 import { isMain } from './lib/is-main.js';
 import { fixturePath, loadVadBenchAudio, measurePass, vadBenchFixtures, type VadPass } from './lib/vad-audio.js';
-import { machineInfo, markdownTable, round, writeResults } from './lib/report.js';
+import { machineInfo, markdownTable, round, publishResults } from './lib/report.js';
 
 export interface VadBenchOptions {
   /** Times the fixture audio is repeated per measured pass. */
@@ -268,7 +268,7 @@ export async function main(options: VadBenchOptions = defaultVadBenchOptions): P
       "Same ONNX file, one intra-op thread, both sides; Parley's silence floor off (every window through the model, as in the plugin); the plugin runs in a child process (its bundled onnxruntime-node 1.24 cannot load beside Parley's 1.30), each process timing its own CPU. Streams per core = 1000 ÷ CPU ms per audio second (model + stream logic only; no transport).",
     `Machine: ${machine.cpu_count} × ${machine.cpu_model}, Node ${machine.node}, load ${machine.load_avg_1m} at start; ${at}.`,
   ].join('\n');
-  await writeResults(
+  await publishResults(
     'vad',
     {
       at,
@@ -282,7 +282,6 @@ export async function main(options: VadBenchOptions = defaultVadBenchOptions): P
     },
     markdown,
   );
-  console.log(markdown);
   await parleyVad.close();
   await model.close();
   plugin.child.send({ exit: true });

@@ -20,12 +20,13 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { TestRedis } from '../test/support/redis-server.js';
 import { isMain } from './lib/is-main.js';
-import { machineInfo, markdownTable, round, writeResults } from './lib/report.js';
-import { processCpuMs, spawnServer, type ServerProcess } from './lib/server-process.js';
+import { machineInfo, markdownTable, round, publishResults } from './lib/report.js';
+import { processCpuMs } from './lib/cpu-time.js';
+import { spawnServer, type ServerProcess } from './lib/server-process.js';
 import { VoiceClientProcess } from './lib/voice-client-process.js';
 import type { ChildMessage, LoadResult, SessionGrant } from './lib/voice-load-protocol.js';
 import { summarize } from './lib/percentiles.js';
-import { createAgent, openSession } from './voice/http.js';
+import { createBenchAgent, openSessions } from './lib/bench-api.js';
 import { defaultVoiceBenchOptions, type VoiceBenchOptions } from './voice/options.js';
 import { findTriggers } from './voice/triggers.js';
 
@@ -70,12 +71,7 @@ async function step(
   clients: VoiceClientProcess,
   triggers: number[],
 ): Promise<WorkersRow> {
-  const grants: SessionGrant[] = [];
-  for (let i = 0; i < n; i += 32) {
-    grants.push(
-      ...(await Promise.all(Array.from({ length: Math.min(32, n - i) }, () => openSession(url, agentToken)))),
-    );
-  }
+  const grants: SessionGrant[] = await openSessions(url, agentToken, n, 32);
   clients.send({
     job: 'load',
     sessions: grants,
@@ -135,7 +131,8 @@ export async function main(): Promise<void> {
       });
       try {
         await processFigures(server.url); // starts each worker's CPU and event-loop sample
-        const agentToken = await createAgent(server.url, `${webhook.url}/hook`);
+        const agent = { name: 'Bench voice agent', webhook_url: `${webhook.url}/hook` };
+        const agentToken = (await createBenchAgent(server.url, agent)).agent_token;
         ramp: for (const n of sessions) {
           for (let attempt = 1; attempt <= tries; attempt++) {
             const row = await step(server.url, agentToken, k, n, attempt, options, clients, triggers);
@@ -190,13 +187,8 @@ export async function main(): Promise<void> {
       ['right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'left'],
     ),
   ].join('\n');
-  const paths = await writeResults(
-    'voice-workers',
-    { bench: 'voice-workers', machine: machineInfo(), options, tries, rows },
-    markdown,
-  );
-  console.log(markdown);
-  console.log(`\nwrote ${paths.json} and ${paths.markdown}`);
+  const json = { bench: 'voice-workers', machine: machineInfo(), options, tries, rows };
+  await publishResults('voice-workers', json, markdown);
 }
 
 if (isMain(import.meta.url)) await main();

@@ -18,28 +18,27 @@
  *   node --import tsx bench/voice.ts        # writes bench/results/voice.{json,md}
  */
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../src/config/config.js';
-import { createLogger } from '../src/logging/logger.js';
-import { openParley, type Parley } from '../src/parley.js';
+import type { Parley } from '../src/parley.js';
 import { PocketsphinxStt } from '../src/providers/pocketsphinx/pocketsphinx-stt.js';
+import { createBenchAgent } from './lib/bench-api.js';
+import { benchConfig, openBenchParley } from './lib/bench-parley.js';
 import { timeCalls } from './lib/call-timer.js';
 import { instantSpeech } from './lib/instant-speech.js';
 import { isMain } from './lib/is-main.js';
 import { TestRedis } from '../test/support/redis-server.js';
-import { machineInfo, writeResults } from './lib/report.js';
-import { processCpuMs, spawnServer, type ServerProcess } from './lib/server-process.js';
+import { machineInfo, publishResults } from './lib/report.js';
+import { processCpuMs } from './lib/cpu-time.js';
+import { spawnServer, type ServerProcess } from './lib/server-process.js';
 import { voiceBenchFixture } from './lib/voice-bench-audio.js';
 import { VoiceClientProcess } from './lib/voice-client-process.js';
 import { serveWebhook } from './lib/webhook-server.js';
 import { measureLoad } from './voice/capacity.js';
-import { createAgent } from './voice/http.js';
-import { adminKey, defaultVoiceBenchOptions, type VoiceBenchOptions } from './voice/options.js';
+import { defaultVoiceBenchOptions, type VoiceBenchOptions } from './voice/options.js';
 import { measures, renderMarkdown, row, type VoiceReport } from './voice/report.js';
 import { measureRealStt } from './voice/real-stt.js';
 import { CountingStt, withRealStt } from './voice/real-stt-speech.js';
 import { findTriggers } from './voice/triggers.js';
 import { measureTurns } from './voice/turn-latency.js';
-import { testModelsDir } from '../test/support/test-models.js';
 
 export { defaultVoiceBenchOptions, type VoiceBenchOptions } from './voice/options.js';
 export type { VoiceReport } from './voice/report.js';
@@ -57,32 +56,22 @@ export async function main(overrides: Partial<VoiceBenchOptions> = {}): Promise<
   let realStt: CountingStt | undefined;
   try {
     webhook = await spawnServer({ name: 'voice-webhook', script: thisFile, args: ['--serve', 'webhook'] });
-    const config = loadConfig({
-      NODE_ENV: 'production',
-      PARLEY_LOG_LEVEL: 'silent',
-      PARLEY_ADMIN_API_KEY: adminKey,
-      REDIS_URL: redis.url,
-      PARLEY_RATE_LIMIT_RPM: '1000000',
-      PARLEY_RATE_LIMIT_BURST: '1000000',
-      MODELS_DIR: await testModelsDir(),
+    const config = await benchConfig(redis.url, {
       PARLEY_VAD_SILENCE_FLOOR_DBFS: process.env['PARLEY_VAD_SILENCE_FLOOR_DBFS'],
       PARLEY_POCKETSPHINX_DECODERS: process.env['PARLEY_POCKETSPHINX_DECODERS'],
       PARLEY_POCKETSPHINX_THREADS: process.env['PARLEY_POCKETSPHINX_THREADS'],
     });
     realStt = new CountingStt(new PocketsphinxStt(config.pocketsphinx));
-    parley = await openParley(
-      { ...config, adminApiKey: adminKey, redisUrl: redis.url },
-      createLogger(config.logLevel),
-      { speech: withRealStt(instantSpeech(), realStt) },
-    );
-    const url = `http://127.0.0.1:${await parley.listen(0, '127.0.0.1')}`;
+    let url: string;
+    ({ parley, url } = await openBenchParley(config, { speech: withRealStt(instantSpeech(), realStt) }));
     // Probe (timed only while recording): the user-message write.
     const userWrites = timeCalls(
       parley.store.conversations,
       'appendMessage',
       (_id, input) => input.role === 'user' && input.timings !== null && input.timings !== undefined,
     );
-    const agentToken = await createAgent(url, `${webhook.url}/hook`);
+    const agent = { name: 'Bench voice agent', webhook_url: `${webhook.url}/hook` };
+    const agentToken = (await createBenchAgent(url, agent)).agent_token;
     const redisPid = Number(/process_id:(\d+)/.exec(String(await parley.redis.info('server')))?.[1] ?? Number.NaN);
     const triggers = await findTriggers(options, config.vadSilenceFloorDbfs);
     clients = await VoiceClientProcess.start();
@@ -141,9 +130,7 @@ export async function main(overrides: Partial<VoiceBenchOptions> = {}): Promise<
       real_stt: realSttReport,
     };
     const markdown = renderMarkdown(report);
-    const paths = await writeResults('voice', report, markdown);
-    console.log(markdown);
-    console.log(`\nwrote ${paths.json} and ${paths.markdown}`);
+    await publishResults('voice', report, markdown);
     return report;
   } finally {
     await clients?.stop().catch(() => {}); // best effort: the child exits with this process anyway

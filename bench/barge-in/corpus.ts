@@ -9,9 +9,9 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Resampler } from '../../src/audio/resampler.js';
 import { parseWav } from '../../src/audio/wav.js';
 import { humanSpeech, trimmed } from '../../test/support/human-speech.js';
+import { resample } from '../../test/support/pcm.js';
 import { noiseBurst } from '../turn-taking/corpus.js';
 
 const run = promisify(execFile);
@@ -58,14 +58,7 @@ const acknowledgements = ['uh-huh', 'okay', 'mm-hmm', 'yeah', 'right', 'okay yea
 const voices = ['flite slt', 'flite rms', 'flite awb', 'espeak-ng'] as const;
 
 function toRate(samples: Int16Array, from: number): Int16Array {
-  if (from === corpusRate) return samples;
-  const resampler = new Resampler(from, corpusRate);
-  const head = resampler.push(samples);
-  const tail = resampler.flush();
-  const out = new Int16Array(head.length + tail.length);
-  out.set(head);
-  out.set(tail, head.length);
-  return out;
+  return from === corpusRate ? samples : resample(samples, from, corpusRate);
 }
 
 async function synthesize(text: string, voice: (typeof voices)[number]): Promise<Int16Array> {

@@ -3,7 +3,7 @@
  * queued speech when there is some, silence otherwise, each frame's send time known to the caller
  * (when the frame holding the speech's first or last sample went out).
  */
-import { setTimeout as sleep } from 'node:timers/promises';
+import { FrameClock } from '../../test/support/frame-clock.js';
 import type { VoiceClient } from '../../test/support/voice-client.js';
 
 const rate = 16_000;
@@ -21,16 +21,13 @@ export class PacedMic {
   }
 
   async #loop(): Promise<void> {
-    const start = performance.now();
-    for (let k = 0; this.#running; k++) {
-      const due = start + k * frameMs;
-      const wait = due - performance.now();
-      if (wait > 0) await sleep(wait);
-      if (!this.#running || this.client.ws.readyState !== this.client.ws.OPEN) return;
+    const clock = new FrameClock(frameMs);
+    while (this.#running && this.client.ws.readyState === this.client.ws.OPEN) {
       const next = this.#queue.shift();
       const frame = next?.frame ?? this.#silence;
       this.client.ws.send(Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength));
       next?.onSent?.(performance.now());
+      await clock.tick();
     }
   }
 

@@ -13,11 +13,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Parley } from '../../src/parley.js';
 import type { RecordingMode } from '../../src/schemas/recording-settings.js';
 import type { TalkClip } from '../voice/talk-clip.js';
-import { admin, openSession } from '../voice/http.js';
+import { conversationOf, openSessions, shareOf } from './bench-api.js';
 import { loopResolutionMs } from '../voice/options.js';
 import { round } from './report.js';
 import type { VoiceClientProcess } from './voice-client-process.js';
-import type { ChildMessage, SessionGrant, TalkResult } from './voice-load-protocol.js';
+import type { ChildMessage, TalkResult } from './voice-load-protocol.js';
 
 export interface PhaseContext {
   url: string;
@@ -66,11 +66,7 @@ export interface PhaseResult {
 }
 
 export async function runPhase(agent: BenchAgent, n: number, clip: TalkClip, ctx: PhaseContext): Promise<PhaseResult> {
-  const grants: (SessionGrant & { session_id: string })[] = [];
-  for (let i = 0; i < n; i += 16)
-    grants.push(
-      ...(await Promise.all(Array.from({ length: Math.min(16, n - i) }, () => openSession(ctx.url, agent.token)))),
-    );
+  const grants = await openSessions(ctx.url, agent.token, n, 16);
   const loop = monitorEventLoopDelay({ resolution: loopResolutionMs });
   const before = { at: performance.now(), cpu: process.cpuUsage(), clients: ctx.clientCpuMs(), io: writeBytes() };
   loop.enable();
@@ -135,12 +131,6 @@ export function writeBytes(): number {
   }
 }
 
-interface StoredMessage {
-  role: string;
-  status: string;
-  timings: Record<string, number> | null;
-}
-
 /** Each session's conversation id and Parley's share of its answered audio turns. */
 async function conversationsOf(
   url: string,
@@ -148,17 +138,11 @@ async function conversationsOf(
 ): Promise<{ id: string; shares: number[] }[]> {
   const out: { id: string; shares: number[] }[] = [];
   for (const grant of grants) {
-    const session = (await admin(url, 'GET', `/admin/v1/sessions/${grant.session_id}`)) as { conversation_id: string };
-    const conversation = (await admin(url, 'GET', `/admin/v1/conversations/${session.conversation_id}`)) as {
-      messages: StoredMessage[];
-    };
-    const shares = conversation.messages
+    const { id, messages } = await conversationOf(url, grant.session_id);
+    const shares = messages
       .filter((m) => m.role === 'agent' && m.status === 'complete' && m.timings?.['endpointing_ms'] !== undefined)
-      .map(
-        ({ timings: t }) =>
-          t!['end_to_end_ms']! - t!['endpointing_ms']! - (t!['stt_ms'] ?? 0) - (t!['response_ms'] ?? 0),
-      );
-    out.push({ id: session.conversation_id, shares });
+      .map((m) => shareOf(m.timings!));
+    out.push({ id, shares });
   }
   return out;
 }

@@ -58,3 +58,10 @@ export async function writeResults(
   await writeFile(paths.markdown, markdown.endsWith('\n') ? markdown : markdown + '\n');
   return paths;
 }
+
+/** `writeResults`, then the markdown and where both files went, on stdout. */
+export async function publishResults(name: string, json: unknown, markdown: string): Promise<void> {
+  const paths = await writeResults(name, json, markdown);
+  console.log(markdown);
+  console.log(`\nwrote ${paths.json} and ${paths.markdown}`);
+}

@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { percentile } from './percentiles.js';
 import { traceRedis, type TracedCommand } from './redis-trace.js';
 import type { ScaleClip } from './scale-clip.js';
-import { createAgent, openSessions, shareOf, timingsOf } from './scale-http.js';
+import { createBenchAgent, openSessions, shareOf, timingsOf } from './bench-api.js';
 import {
   callsBetween,
   nodesCpuMs,
@@ -17,7 +17,7 @@ import {
   type ParleyNode,
   type RedisStats,
 } from './scale-nodes.js';
-import { processCpuMs } from './server-process.js';
+import { processCpuMs } from './cpu-time.js';
 import type { VoiceClientProcess } from './voice-client-process.js';
 import type { ChildMessage, TalkResult } from './voice-load-protocol.js';
 
@@ -99,6 +99,7 @@ async function talk(plan: LoadPlan, nodes: ParleyNode[], agentToken: string, n: 
     nodes.map((x) => x.url),
     agentToken,
     n,
+    16,
   );
   const result = await plan.clients.ask(
     {
@@ -127,7 +128,8 @@ function countByName(commands: TracedCommand[]): Map<string, number> {
 export async function loadStep(plan: LoadPlan, k: number): Promise<LoadRow> {
   const nodes = await startNodes(k, plan.redisUrl);
   try {
-    const agentToken = await createAgent(nodes[0]!.url, plan.webhookUrl);
+    const agent = { name: 'Bench scale agent', webhook_url: plan.webhookUrl, greeting: null };
+    const agentToken = (await createBenchAgent(nodes[0]!.url, agent)).agent_token;
     await talk(plan, nodes, agentToken, k * 2, plan.warmClip);
     await sleep(2_000); // the warm-up sessions' ends
     // the nodes alone: what k nodes ask of Redis with nothing to do (under MONITOR too, for the pass below)

@@ -7,7 +7,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HttpReceiver } from '../../test/support/http-receiver.js';
 import type { ScaleClip } from './scale-clip.js';
-import { createAgent, openSessions } from './scale-http.js';
+import { createBenchAgent, openSessions } from './bench-api.js';
 import { killNode, startNodes, stopNodes } from './scale-nodes.js';
 import type { VoiceClientProcess } from './voice-client-process.js';
 import type { ChildMessage, TalkResult } from './voice-load-protocol.js';
@@ -77,13 +77,20 @@ export async function nodeLoss(plan: LossPlan, leases: LeaseSettings): Promise<L
     PARLEY_SESSION_SWEEP_INTERVAL_MS: String(leases.sweepMs),
   });
   try {
-    const agentToken = await createAgent(nodes[0]!.url, plan.webhookUrl, `${events.url}/events`);
+    const agent = {
+      name: 'Bench scale agent',
+      webhook_url: plan.webhookUrl,
+      greeting: null,
+      events_url: `${events.url}/events`,
+    };
+    const agentToken = (await createBenchAgent(nodes[0]!.url, agent)).agent_token;
     // every survivor's reaper has settled (its first sweep + settle) before the kill
     const settledAt = Math.max(...nodes.map((n) => n.readyAt)) + settle + Math.min(leases.sweepMs, leases.ttlMs / 3);
     const grants = await openSessions(
       nodes.map((n) => n.url),
       agentToken,
       plan.sessions,
+      16,
     );
     const talking = plan.clients.ask(
       {

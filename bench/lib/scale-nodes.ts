@@ -1,8 +1,8 @@
 /**
  * bench/scale.ts's Parley nodes and its Redis figures. Each node is its own process
  * (bench/lib/scale-node.ts: src/main.ts with the instant speech stand-ins) on the shared Redis,
- * with PARLEY_WORKERS=1 and its own port, started the way test/support/main-process.ts starts
- * src/main.ts (a clean Parley environment plus the bench's variables).
+ * with PARLEY_WORKERS=1 and its own port, on test/support/main-process.ts's clean Parley
+ * environment plus the bench's variables.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -11,13 +11,14 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { createClient } from 'redis';
+import { cleanParleyEnv } from '../../test/support/main-process.js';
 import { freePort } from '../../test/support/redis-server.js';
-import { processCpuMs } from './server-process.js';
+import { benchAdminKey } from './bench-api.js';
+import { processCpuMs } from './cpu-time.js';
 import { testModelsDir } from '../../test/support/test-models.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const nodeScript = fileURLToPath(new URL('./scale-node.ts', import.meta.url));
-export const scaleAdminKey = 'bench-scale-admin-key-0123456789';
 
 export interface ParleyNode {
   index: number;
@@ -29,32 +30,19 @@ export interface ParleyNode {
   exited: Promise<void>;
 }
 
-function cleanEnv(): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(process.env).filter(
-      (e): e is [string, string] =>
-        e[1] !== undefined &&
-        !e[0].startsWith('PARLEY_') &&
-        !e[0].startsWith('LIVEKIT_') &&
-        !e[0].startsWith('OPENAI_') &&
-        !['REDIS_URL', 'PORT', 'MODELS_DIR', 'NODE_ENV'].includes(e[0]),
-    ),
-  );
-}
-
 async function startNode(index: number, redisUrl: string, env: Record<string, string>): Promise<ParleyNode> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), `parley-scale-node-${index}-`));
   const child = spawn(process.execPath, ['--import', 'tsx', nodeScript], {
     cwd: repoRoot,
     env: {
-      ...cleanEnv(),
+      ...cleanParleyEnv(),
       NODE_ENV: 'production',
       PARLEY_LOG_LEVEL: 'warn',
       PARLEY_HOST: '127.0.0.1',
       PORT: String(port),
       PARLEY_WORKERS: '1',
-      PARLEY_ADMIN_API_KEY: scaleAdminKey,
+      PARLEY_ADMIN_API_KEY: benchAdminKey,
       PARLEY_DATA_DIR: dataDir,
       REDIS_URL: redisUrl,
       MODELS_DIR: await testModelsDir(),

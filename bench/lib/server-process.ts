@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { processCpuMs } from './cpu-time.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const readyPrefix = 'BENCH_LISTENING ';
@@ -105,16 +106,4 @@ export function announceListening(port: number, close: () => Promise<void>): voi
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
   process.stdout.write(`${readyPrefix}${port}\n`);
-}
-
-/** utime + stime of a Linux process from /proc/<pid>/stat (in clock ticks, 100 per second). */
-export function processCpuMs(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name, which is in parentheses and may itself contain spaces.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return Number.NaN;
-  }
 }

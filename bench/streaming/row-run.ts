@@ -5,7 +5,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ServerProcess } from '../lib/server-process.js';
-import { admin } from '../voice/http.js';
+import { conversationOf, type StoredMessage } from '../lib/bench-api.js';
 import { timings, type BenchFakes, type Question } from './fakes.js';
 import type { RowSamples } from './report.js';
 import { runSession, type SessionResult } from './session.js';
@@ -17,13 +17,6 @@ export interface RowPlan {
   sessions: number;
   turns: number;
   gapMs: number;
-}
-
-interface Stored {
-  role: string;
-  status: string;
-  text: string;
-  timings: Record<string, number> | null;
 }
 
 export function emptySamples(): RowSamples {
@@ -93,15 +86,12 @@ export async function runRow(
 }
 
 /** The session's stored messages, once every answered turn's agent message is there (bounded). */
-async function messagesOf(url: string, result: SessionResult): Promise<Stored[]> {
+async function messagesOf(url: string, result: SessionResult): Promise<StoredMessage[]> {
   const answered = result.turns.filter((t) => t.wait_ms !== null).length;
-  const session = (await admin(url, 'GET', `/admin/v1/sessions/${result.session_id}`)) as { conversation_id: string };
   for (let tries = 0; ; tries++) {
-    const conversation = (await admin(url, 'GET', `/admin/v1/conversations/${session.conversation_id}`)) as {
-      messages: Stored[];
-    };
-    const agent = conversation.messages.filter((m) => m.role === 'agent');
-    if (agent.length >= answered || tries >= 20) return conversation.messages;
+    const { messages } = await conversationOf(url, result.session_id);
+    const agent = messages.filter((m) => m.role === 'agent');
+    if (agent.length >= answered || tries >= 20) return messages;
     await sleep(100);
   }
 }

@@ -5,7 +5,7 @@
  */
 import { VoiceClient } from '../../test/support/voice-client.js';
 import { PacedMic } from '../lib/paced-mic.js';
-import { openSession } from '../voice/http.js';
+import { openSession } from '../lib/bench-api.js';
 import type { Question } from './fakes.js';
 
 export interface TurnWait {

@@ -6,7 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PocketsphinxStt } from '../../src/providers/pocketsphinx/pocketsphinx-stt.js';
 import type { SttProvider, SttStream } from '../../src/providers/stt.js';
-import { threadCpuMs } from '../lib/thread-cpu.js';
+import { threadCpuMs } from '../lib/cpu-time.js';
 import { audioMs, sttBenchRate, type Utterance } from './corpus.js';
 
 /** 32 ms at 16 kHz: the VAD window a session's stream is written in. */

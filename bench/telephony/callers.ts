@@ -8,10 +8,11 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { mulawEncode } from '../../src/audio/mulaw.js';
-import { Resampler } from '../../src/audio/resampler.js';
 import { FakePhone, placeCall, streamOf } from '../../test/support/fake-carrier.js';
+import { FrameClock } from '../../test/support/frame-clock.js';
+import { resample } from '../../test/support/pcm.js';
 import { VoiceClient } from '../../test/support/voice-client.js';
-import { openSession } from '../voice/http.js';
+import { openSession } from '../lib/bench-api.js';
 
 export type Transport = 'websocket' | 'carrier';
 
@@ -57,14 +58,7 @@ function framesFor(
   speech: Int16Array,
 ): { speech: (Buffer | string)[]; silence: Buffer | string } {
   const perFrame = transport === 'carrier' ? 160 : 320;
-  let pcm = speech;
-  if (transport === 'carrier') {
-    const r = new Resampler(16_000, 8_000);
-    const [a, b] = [r.push(speech), r.flush()];
-    pcm = new Int16Array(a.length + b.length);
-    pcm.set(a);
-    pcm.set(b, a.length);
-  }
+  const pcm = transport === 'carrier' ? resample(speech, 16_000, 8_000) : speech;
   const encode = (frame: Int16Array) =>
     transport === 'carrier' ? Buffer.from(mulawEncode(frame)).toString('base64') : Buffer.from(frame.buffer);
   const frames: (Buffer | string)[] = [];
@@ -131,28 +125,23 @@ async function talk(line: Line, plan: CallsPlan, speechFrames: number, silence: 
   const waits: number[] = [];
   let missed = 0;
   const start = performance.now();
-  let k = 0;
-  const tick = async () => {
-    k++;
-    const wait = start + k * frameMs - performance.now();
-    if (wait > 0) await sleep(wait);
-  };
+  const clock = new FrameClock(frameMs);
   for (let turn = 0; turn < plan.turns; turn++) {
     for (let i = 0; i < speechFrames; i++) {
       line.send(i);
-      await tick();
+      await clock.tick();
     }
     answeredAt = Number.NaN;
     speechEndAt = performance.now();
     while (Number.isNaN(answeredAt) && performance.now() - speechEndAt < plan.answerTimeoutMs) {
       line.send(silence);
-      await tick();
+      await clock.tick();
     }
     if (Number.isNaN(answeredAt)) missed++;
     else waits.push(answeredAt - speechEndAt);
     for (let t = 0; t < plan.gapMs; t += frameMs) {
       line.send(silence);
-      await tick();
+      await clock.tick();
     }
   }
   return { waits, missed, seconds: (performance.now() - start) / 1000 };

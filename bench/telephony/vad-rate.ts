@@ -7,9 +7,9 @@
  */
 import { InferenceSession, Tensor } from 'onnxruntime-node';
 import { mulawDecode, mulawEncode } from '../../src/audio/mulaw.js';
-import { Resampler } from '../../src/audio/resampler.js';
 import { defaultVadOptions } from '../../src/pipeline/vad/options.js';
 import { defaultSileroModelPath } from '../../src/pipeline/vad/silero-model.js';
+import { concatSamples, resample } from '../../test/support/pcm.js';
 
 export interface VadRateReport {
   utterances: number;
@@ -25,16 +25,6 @@ export interface VadRateReport {
 function cpuMs(): number {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
-}
-
-function concat(parts: Int16Array[]): Int16Array {
-  const out = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
 }
 
 /** Speech probabilities per window of `audio` at `rate` (8000 or 16000), one stream. */
@@ -74,10 +64,9 @@ export async function measureVadRate(sentences16k: Int16Array[]): Promise<VadRat
     executionMode: 'sequential',
   });
   const quiet = new Int16Array(8000 * 0.5);
-  const phone = sentences16k.map((s) => {
-    const r = new Resampler(16_000, 8000);
-    return mulawDecode(mulawEncode(concat([quiet, r.push(s), r.flush(), quiet])));
-  });
+  const phone = sentences16k.map((s) =>
+    mulawDecode(mulawEncode(concatSamples([quiet, resample(s, 16_000, 8000), quiet]))),
+  );
   await probabilities(session, phone[0]!, 8000); // warm-up
   await probabilities(session, phone[0]!, 16_000);
   let native = 0;
@@ -90,8 +79,7 @@ export async function measureVadRate(sentences16k: Int16Array[]): Promise<VadRat
     const p8 = await probabilities(session, audio, 8000);
     native += cpuMs() - t0;
     t0 = cpuMs();
-    const up = new Resampler(8000, 16_000);
-    const p16 = await probabilities(session, concat([up.push(audio), up.flush()]), 16_000);
+    const p16 = await probabilities(session, resample(audio, 8000, 16_000), 16_000);
     upsampled += cpuMs() - t0;
     const [a, b] = [span(p8, 32), span(p16, 32)];
     onset.push(Math.abs(a[0] - b[0]));

@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parseWav } from '../../src/audio/wav.js';
-import { Resampler } from '../../src/audio/resampler.js';
 import { trimmed } from '../../test/support/human-speech.js';
+import { resample } from '../../test/support/pcm.js';
 
 const run = promisify(execFile);
 export const corpusRate = 16_000;
@@ -66,13 +66,7 @@ export const corpusVoice = process.env['TURN_BENCH_VOICE'] === 'espeak' ? 'espea
 
 async function say(text: string): Promise<Phrase> {
   const wav = parseWav(corpusVoice === 'flite slt' ? await fliteWav(text) : await espeakWav(text));
-  const resampler = new Resampler(wav.sampleRate, corpusRate);
-  const pushed = resampler.push(wav.samples);
-  const tail = resampler.flush();
-  const all = new Int16Array(pushed.length + tail.length);
-  all.set(pushed);
-  all.set(tail, pushed.length);
-  return { text, samples: trimmed(all, corpusRate) };
+  return { text, samples: trimmed(resample(wav.samples, wav.sampleRate, corpusRate), corpusRate) };
 }
 
 /** A cough-like burst: 250 ms of noise with a sharp attack and an exponential decay (seeded). */

@@ -10,11 +10,12 @@
  * - LLM (a local HTTP server speaking OpenAI's streaming chat completions): the first token after
  *   300 ms, then one word every 10 ms.
  */
-import { createServer, type Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SpeechProviders } from '../../src/providers/speech-providers.js';
 import type { SttProvider } from '../../src/providers/stt.js';
 import type { TtsProvider } from '../../src/providers/tts.js';
+import { completion, textEvents } from '../../test/support/openai-server.js';
+import { StreamingWebhook } from '../../test/support/streaming-webhook.js';
 import { corpusRate, type Phrase } from './corpus.js';
 
 export const delays = { sttMs: 150, llmFirstTokenMs: 300, ttsFirstAudioMs: 100 };
@@ -92,60 +93,30 @@ function loud(audio: Int16Array): boolean {
   return peak > 3000;
 }
 
-/** The LLM: `POST /v1/chat/completions` (stream or not); resolves with its base URL. */
-export async function startFakeLlm(): Promise<{ baseUrl: string; calls: () => number; close: () => Promise<void> }> {
-  let calls = 0;
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      void (async () => {
-        calls++;
-        const body = JSON.parse(Buffer.concat(chunks).toString() || '{}') as { stream?: boolean; model?: string };
-        let closed = false;
-        res.on('close', () => (closed = true));
-        await sleep(delays.llmFirstTokenMs);
-        if (!body.stream) {
-          res.writeHead(200, { 'content-type': 'application/json' });
-          res.end(
-            JSON.stringify({
-              id: 'x',
-              object: 'chat.completion',
-              created: 0,
-              model: body.model ?? 'm',
-              choices: [{ index: 0, message: { role: 'assistant', content: agentAnswer }, finish_reason: 'stop' }],
-            }),
-          );
-          return;
-        }
-        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-        const words = agentAnswer.split(/(?<= )/);
-        for (let i = 0; i < words.length && !closed; i++) {
-          const delta = i === 0 ? { role: 'assistant', content: words[i] } : { content: words[i] };
-          res.write(
-            `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 0, model: body.model ?? 'm', choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`,
-          );
-          await sleep(10);
-        }
-        if (!closed) {
-          res.write(
-            `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 0, model: body.model ?? 'm', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`,
-          );
-          res.end('data: [DONE]\n\n');
-        }
-      })();
-    });
+/**
+ * The LLM: OpenAI's chat completions (plain, or streamed a word every 10 ms) on test/support's
+ * streaming server, in the chunks test/support/openai-server.ts writes; resolves with its base URL.
+ */
+export async function startFakeLlm(): Promise<{ baseUrl: string; close: () => Promise<void> }> {
+  const server = await StreamingWebhook.start(async (call, out) => {
+    const body = JSON.parse(call.rawBody || '{}') as { stream?: boolean; model?: string };
+    const model = body.model ?? 'm';
+    await sleep(delays.llmFirstTokenMs);
+    if (!body.stream) {
+      out.head('application/json');
+      out.raw(JSON.stringify(completion(model, agentAnswer)));
+      out.end();
+      return;
+    }
+    out.head('text/event-stream');
+    const events = textEvents(model, agentAnswer);
+    for (const [i, event] of events.entries()) {
+      if (out.gone) return;
+      out.raw(`data: ${event}\n\n`);
+      if (i < events.length - 1) await sleep(10); // the last is `finish_reason: stop`, right after the last word's 10 ms
+    }
+    out.raw('data: [DONE]\n\n');
+    out.end();
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : 0;
-  return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
-    calls: () => calls,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  return { baseUrl: `${server.url}/v1`, close: () => server.close() };
 }

@@ -7,7 +7,7 @@ import { words } from '../../test/support/wer.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PacedMic } from '../lib/paced-mic.js';
 import { VoiceClient } from '../../test/support/voice-client.js';
-import { openSession } from '../voice/http.js';
+import { openSession } from '../lib/bench-api.js';
 import { corpusRate, type Scenario } from './corpus.js';
 
 /** What one scenario showed. */

@@ -4,10 +4,10 @@ import type { Parley } from '../../src/parley.js';
 import { summarize } from '../lib/percentiles.js';
 import { round } from '../lib/report.js';
 import { settledMemory } from '../lib/settled-memory.js';
-import { threadCpuMs } from '../lib/thread-cpu.js';
+import { threadCpuMs } from '../lib/cpu-time.js';
 import type { VoiceClientProcess } from '../lib/voice-client-process.js';
 import type { ChildMessage, LoadResult, SessionGrant } from '../lib/voice-load-protocol.js';
-import { openSession } from './http.js';
+import { openSessions } from '../lib/bench-api.js';
 import { loopResolutionMs, type VoiceBenchOptions } from './options.js';
 import type { LoadReport, LoadRow, Percentiles } from './report.js';
 
@@ -117,12 +117,7 @@ async function loadStep(
   idleCpu: { all: number; main: number },
 ): Promise<LoadRow> {
   const memBefore = settledMemory();
-  const grants: SessionGrant[] = [];
-  for (let i = 0; i < n; i += 32) {
-    grants.push(
-      ...(await Promise.all(Array.from({ length: Math.min(32, n - i) }, () => openSession(ctx.url, ctx.agentToken)))),
-    );
-  }
+  const grants: SessionGrant[] = await openSessions(ctx.url, ctx.agentToken, n, 32);
   ctx.clients.send({
     job: 'load',
     sessions: grants,

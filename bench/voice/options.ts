@@ -1,6 +1,5 @@
 import { defaultVadOptions } from '../../src/pipeline/vad/options.js';
 
-export const adminKey = 'bench-admin-key-0123456789';
 /** monitorEventLoopDelay's timer period; its samples are periods, so this is subtracted. */
 export const loopResolutionMs = 5;
 /**

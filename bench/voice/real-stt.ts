@@ -11,11 +11,11 @@ import type { Parley } from '../../src/parley.js';
 import { wordErrorRate } from '../../test/support/wer.js';
 import { summarize } from '../lib/percentiles.js';
 import { round } from '../lib/report.js';
-import { threadCpuMs } from '../lib/thread-cpu.js';
+import { idleCpuMsPerS, threadCpuMs } from '../lib/cpu-time.js';
 import type { VoiceClientProcess } from '../lib/voice-client-process.js';
-import type { ChildMessage, SessionGrant, TalkResult } from '../lib/voice-load-protocol.js';
+import type { ChildMessage, TalkResult } from '../lib/voice-load-protocol.js';
 import { warmDecoders } from '../stt/engines.js';
-import { admin, createAgent, openSession } from './http.js';
+import { createBenchAgent, openSessions, timingsOf } from '../lib/bench-api.js';
 import { loopResolutionMs, type VoiceBenchOptions } from './options.js';
 import type { RealSttReport, SttEngine, TalkRow } from './real-stt-report.js';
 import type { CountingStt } from './real-stt-speech.js';
@@ -44,8 +44,8 @@ export async function measureRealStt(options: VoiceBenchOptions, ctx: RealSttCon
   const clip = writeTalkClip(options.frameMs);
   try {
     const agents: Record<SttEngine, string> = {
-      instant: await createAgent(ctx.url, ctx.webhookUrl),
-      pocketsphinx: await pocketsphinxAgent(ctx.url, ctx.webhookUrl),
+      instant: await agentOn('instant', ctx.url, ctx.webhookUrl),
+      pocketsphinx: await agentOn('pocketsphinx', ctx.url, ctx.webhookUrl),
     };
     const { decoders, threads } = ctx.stt.inner.options;
     await warmDecoders(ctx.stt.inner, decoders, clip.firstQuestion);
@@ -97,17 +97,20 @@ export async function measureRealStt(options: VoiceBenchOptions, ctx: RealSttCon
   }
 }
 
-async function pocketsphinxAgent(url: string, webhookUrl: string): Promise<string> {
-  const preset = (await admin(url, 'POST', '/admin/v1/presets', {
+/** A passthrough agent answered by the bench's webhook, on the stand-in preset or on pocketsphinx; its token. */
+async function agentOn(stt: SttEngine, url: string, webhookUrl: string): Promise<string> {
+  const pocketsphinx = {
     name: 'Bench pocketsphinx',
     stt: { provider: 'pocketsphinx', model: 'en-us', language: null },
-  })) as { id: string };
-  const agent = (await admin(url, 'POST', '/admin/v1/agents', {
-    name: 'Bench voice agent (pocketsphinx)',
-    mode: 'passthrough',
-    webhook_url: webhookUrl,
-    preset_id: preset.id,
-  })) as { agent_token: string };
+  };
+  const agent =
+    stt === 'instant'
+      ? await createBenchAgent(url, { name: 'Bench voice agent', webhook_url: webhookUrl })
+      : await createBenchAgent(
+          url,
+          { name: 'Bench voice agent (pocketsphinx)', webhook_url: webhookUrl },
+          pocketsphinx,
+        );
   return agent.agent_token;
 }
 
@@ -125,11 +128,7 @@ async function talkStep(
   ctx: RealSttContext,
   idleCpuMsPerS: number,
 ): Promise<TalkRow> {
-  const grants: (SessionGrant & { session_id: string })[] = [];
-  for (let i = 0; i < n; i += 32)
-    grants.push(
-      ...(await Promise.all(Array.from({ length: Math.min(32, n - i) }, () => openSession(ctx.url, agentToken)))),
-    );
+  const grants = await openSessions(ctx.url, agentToken, n, 32);
   ctx.stt.take();
   const loop = monitorEventLoopDelay({ resolution: loopResolutionMs });
   const before = {
@@ -159,7 +158,11 @@ async function talkStep(
   const deadline = performance.now() + 10_000;
   while (ctx.parley.services.supervisor.size > 0 && performance.now() < deadline) await sleep(20);
 
-  const timings = await storedTimings(ctx.url, grants);
+  const timings = await timingsOf(
+    ctx.url,
+    grants.map((g) => g.session_id),
+    ['end_to_end_ms', 'endpointing_ms'],
+  );
   const waits = result.waits_ms.flat();
   const said = clip.questions.join(' ');
   const lag = (ns: number) => round(Math.max(0, ns / 1e6 - loopResolutionMs), 2);
@@ -206,34 +209,4 @@ async function talkStep(
     errors: [...new Set(result.errors)].slice(0, 5),
     keeps_up: null,
   };
-}
-
-/** Parley's CPU (all threads) per second with no session: taken out of the per-session figure. */
-async function idleCpuMsPerS(ms: number): Promise<number> {
-  const cpu = process.cpuUsage();
-  const t0 = performance.now();
-  await sleep(ms);
-  const used = process.cpuUsage(cpu);
-  return (used.user + used.system) / 1000 / ((performance.now() - t0) / 1000);
-}
-
-/** Every answered audio turn's timings, read back from the sessions' conversations. */
-async function storedTimings(url: string, grants: { session_id: string }[]): Promise<Record<string, number>[]> {
-  const out: Record<string, number>[] = [];
-  for (const grant of grants) {
-    const session = (await admin(url, 'GET', `/admin/v1/sessions/${grant.session_id}`)) as { conversation_id: string };
-    const conversation = (await admin(url, 'GET', `/admin/v1/conversations/${session.conversation_id}`)) as {
-      messages: { role: string; status: string; timings: Record<string, number> | null }[];
-    };
-    for (const m of conversation.messages) {
-      if (
-        m.role === 'agent' &&
-        m.status === 'complete' &&
-        m.timings?.['end_to_end_ms'] !== undefined &&
-        m.timings['endpointing_ms'] !== undefined
-      )
-        out.push(m.timings);
-    }
-  }
-  return out;
 }

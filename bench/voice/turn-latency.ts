@@ -11,7 +11,7 @@ import { round } from '../lib/report.js';
 import { loadVoiceBenchClip } from '../lib/voice-bench-audio.js';
 import type { VoiceClientProcess } from '../lib/voice-client-process.js';
 import type { ChildMessage, TurnsResult } from '../lib/voice-load-protocol.js';
-import { admin, openSession } from './http.js';
+import { conversationOf, openSession } from '../lib/bench-api.js';
 import { targetShareP50Ms, vadSettings, type VoiceBenchOptions } from './options.js';
 import { measures, row, rounded, type TurnLatencyReport, type TurnRow } from './report.js';
 import type { Triggers } from './triggers.js';
@@ -26,12 +26,6 @@ export interface TurnContext {
   /** Times the user-message write on the turn path while recording. */
   userWrites: CallTimer;
   triggers: Triggers;
-}
-
-interface StoredMessage {
-  role: string;
-  status: string;
-  timings: Record<string, number> | null;
 }
 
 type Timings = Record<string, number>;
@@ -63,15 +57,8 @@ export async function measureTurns(options: VoiceBenchOptions, ctx: TurnContext)
   );
   ctx.userWrites.recording = false;
   const userWrites = ctx.userWrites.take().slice(options.warmupTurns);
-  const session = (await admin(ctx.url, 'GET', `/admin/v1/sessions/${grant.session_id}`)) as {
-    conversation_id: string;
-  };
-  const conversation = (await admin(ctx.url, 'GET', `/admin/v1/conversations/${session.conversation_id}`)) as {
-    messages: StoredMessage[];
-  };
-  const replies = conversation.messages.filter(
-    (m) => m.role === 'agent' && m.status === 'complete' && m.timings !== null,
-  );
+  const { messages } = await conversationOf(ctx.url, grant.session_id);
+  const replies = messages.filter((m) => m.role === 'agent' && m.status === 'complete' && m.timings !== null);
   const audio = replies
     .filter((m) => m.timings!['stt_ms'] !== undefined)
     .slice(options.warmupTurns)

@@ -5,39 +5,25 @@
  * operator's webhook as a real HTTP server. Deepgram's faults (a socket closed mid-utterance, a
  * refused key) fail only their turn; a caller hanging up mid-utterance closes the socket cleanly.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.js';
 import { FakeDeepgram } from '../support/fake-deepgram.js';
 import { fliteScript } from '../support/flite-speech.js';
-import { HttpReceiver } from '../support/http-receiver.js';
-import { startParley, type TestParley } from '../support/parley.js';
-import { TestRedis } from '../support/redis-server.js';
-import { VoiceClient } from '../support/voice-client.js';
+import { voiceBed } from '../support/voice-bed.js';
 
 const key = 'dg-e2e-key';
-let redis: TestRedis;
-let webhook: HttpReceiver;
 let deepgram: FakeDeepgram;
-let p: TestParley;
-const clients: VoiceClient[] = [];
 
 beforeAll(async () => {
-  redis = await TestRedis.start();
-  webhook = await HttpReceiver.start(() => ({ body: { response: 'Sure.' } }));
   deepgram = await FakeDeepgram.start({ apiKey: key, resultDelayMs: 150 });
-  p = await startParley(redis, { PARLEY_DEEPGRAM_API_KEY: key, PARLEY_DEEPGRAM_URL: deepgram.url });
 });
+afterAll(async () => {
+  await deepgram?.close();
+});
+const bed = voiceBed({ env: () => ({ PARLEY_DEEPGRAM_API_KEY: key, PARLEY_DEEPGRAM_URL: deepgram.url }) });
 beforeEach(() => {
   deepgram.apiKey = key;
   deepgram.reset();
-});
-afterEach(() => {
-  for (const c of clients.splice(0)) c.close();
-});
-afterAll(async () => {
-  await p?.close();
-  await Promise.all([webhook?.close(), deepgram?.close()]);
-  await redis?.close();
 });
 
 /**
@@ -45,41 +31,15 @@ afterAll(async () => {
  * (not the default 64), so each of flite's phrases is one utterance, one stream, one script line.
  */
 async function session(agent: Record<string, unknown> = {}) {
-  const preset = await p.request('POST', '/admin/v1/presets', {
-    body: {
-      name: 'deepgram',
-      stt: { provider: 'deepgram', model: 'nova-3', language: 'en-US' },
-      tts: { provider: 'espeak', model: 'espeak-ng', voice: 'en-us' },
-    },
-  });
-  expect(preset.status).toBe(201);
-  const created = await p.request('POST', '/admin/v1/agents', {
-    body: {
-      name: 'deepgram',
-      mode: 'passthrough',
-      webhook_url: webhook.url,
-      preset_id: preset.body.id,
-      greeting: null,
-      transcription_silence_ms: 250,
-      ...agent,
-    },
-  });
-  expect(created.status).toBe(201);
-  const res = await p.request('POST', '/sdk/v1/session', {
-    apiKey: null,
-    body: { agent_token: created.body.agent_token, transport: 'websocket' },
-  });
-  const client = await VoiceClient.connect(res.body.connection_url, res.body.connection_token);
-  clients.push(client);
-  await client.untilEvent('ready');
-  return { client, sessionId: res.body.session_id as string };
+  const stt = { provider: 'deepgram', model: 'nova-3', language: 'en-US' };
+  const created = await bed.agent(
+    { name: 'deepgram', stt },
+    { greeting: null, transcription_silence_ms: 250, ...agent },
+  );
+  return bed.connect(created);
 }
 
-const transcriptsOf = (sessionId: string) =>
-  webhook.requests
-    .map((r) => r.json as { session_id: string; data: { transcript: string } })
-    .filter((b) => b.session_id === sessionId)
-    .map((b) => b.data.transcript);
+const transcriptsOf = (sessionId: string) => bed.transcripts(sessionId);
 
 const twoPhrases = () => ({
   samples: fliteScript('slt', 400, 'i would like a table', 1000, 'for two people tonight', 2000),
@@ -137,7 +97,7 @@ describe('voice on Deepgram (real speech, Deepgram protocol)', () => {
     await client.untilAnswer(1, 20_000);
     expect(client.eventsOf('error')).toMatchObject([{ code: 'turn_failed', reason: 'stt_error' }]);
     expect(transcriptsOf(sessionId)).toEqual(['At eight, please.']);
-    const errors = await p.request('GET', `/admin/v1/errors?session_id=${sessionId}`);
+    const errors = await bed.p.request('GET', `/admin/v1/errors?session_id=${sessionId}`);
     expect(errors.body.data).toHaveLength(1);
     expect(errors.body.data[0]).toMatchObject({ type: 'stt_error', details: { provider: 'deepgram' } });
     expect(errors.body.data[0].message).toBe('deepgram: the stream was closed mid-utterance (1011 NET-0000)');
@@ -155,7 +115,7 @@ describe('voice on Deepgram (real speech, Deepgram protocol)', () => {
     await client.stream(phrase);
     await client.untilEvent('error', 1, 30_000);
     expect(client.eventsOf('error')[0]).toMatchObject({ code: 'turn_failed', reason: 'stt_error' });
-    const errors = await p.request('GET', `/admin/v1/errors?session_id=${sessionId}`);
+    const errors = await bed.p.request('GET', `/admin/v1/errors?session_id=${sessionId}`);
     expect(errors.body.data[0].message).toBe(
       'deepgram: the handshake was refused: HTTP 401: Invalid credentials.; check PARLEY_DEEPGRAM_API_KEY',
     );
@@ -184,22 +144,22 @@ describe('voice on Deepgram (real speech, Deepgram protocol)', () => {
     expect(deepgram.streams.map((s) => s.clientClose?.code)).toEqual(deepgram.streams.map(() => 1000));
     expect(deepgram.streams.flatMap((s) => s.controls)).toEqual([]);
     const ended = await eventually(
-      () => p.request('GET', `/admin/v1/sessions/${sessionId}`),
+      () => bed.p.request('GET', `/admin/v1/sessions/${sessionId}`),
       (s) => s.body.status === 'ended',
     );
     expect(ended.body.end_reason).toBe('client_hangup');
-    expect((await p.request('GET', `/admin/v1/errors?session_id=${sessionId}`)).body.data).toEqual([]);
+    expect((await bed.p.request('GET', `/admin/v1/errors?session_id=${sessionId}`)).body.data).toEqual([]);
     expect(transcriptsOf(sessionId)).toEqual([]);
   });
 
   it('an operator picks it in a preset; presets/available and /health/providers say it works here', async () => {
-    const available = await p.request('GET', '/admin/v1/presets/available?capability=stt');
+    const available = await bed.p.request('GET', '/admin/v1/presets/available?capability=stt');
     expect(available.body.data.find((a: { provider: string }) => a.provider === 'deepgram')).toMatchObject({
       configured: true,
       default_model: 'nova-3',
       any_model: true,
     });
-    const health = await p.request('GET', '/health/providers', { apiKey: null });
+    const health = await bed.p.request('GET', '/health/providers', { apiKey: null });
     expect(health.body.providers.find((c: { provider: string }) => c.provider === 'deepgram')).toMatchObject({
       capability: 'stt',
       status: 'ok',

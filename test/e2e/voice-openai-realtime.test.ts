@@ -5,40 +5,27 @@
  * spoken, the transcript at the operator's webhook. A failure mid-stream fails that turn alone;
  * a caller hanging up mid-utterance closes the upstream session cleanly.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.js';
 import { FakeOpenAiRealtime, serverError, type ScriptedUtterance } from '../support/fake-openai-realtime.js';
 import { fliteScript } from '../support/flite-speech.js';
-import { HttpReceiver } from '../support/http-receiver.js';
-import { startParley, type TestParley } from '../support/parley.js';
-import { TestRedis } from '../support/redis-server.js';
-import { VoiceClient } from '../support/voice-client.js';
+import { voiceBed } from '../support/voice-bed.js';
 
-let redis: TestRedis;
-let webhook: HttpReceiver;
 let upstream: FakeOpenAiRealtime;
-let p: TestParley;
-const clients: VoiceClient[] = [];
 /** What the fake answers, per agent: by the prompt its expected phrases make. */
 const scripts = new Map<string, ScriptedUtterance[]>();
 
 beforeAll(async () => {
-  redis = await TestRedis.start();
-  webhook = await HttpReceiver.start(() => ({ body: { response: 'Sure.' } }));
   upstream = await FakeOpenAiRealtime.start({
     apiKey: 'sk-realtime-test',
     script: (c) => scripts.get(promptOf(c.session)) ?? [],
   });
-  p = await startParley(redis, { OPENAI_API_KEY: 'sk-realtime-test', PARLEY_OPENAI_REALTIME_URL: upstream.url });
-});
-afterEach(() => {
-  for (const c of clients.splice(0)) c.close();
 });
 afterAll(async () => {
-  await p?.close();
   await upstream?.close();
-  await webhook?.close();
-  await redis?.close();
+});
+const bed = voiceBed({
+  env: () => ({ OPENAI_API_KEY: 'sk-realtime-test', PARLEY_OPENAI_REALTIME_URL: upstream.url }),
 });
 
 function promptOf(session: Record<string, unknown> | null): string {
@@ -49,41 +36,16 @@ function promptOf(session: Record<string, unknown> | null): string {
 /** A session of a passthrough agent that hears with openai-realtime; `phrase` is its one expected phrase. */
 async function session(phrase: string, script: ScriptedUtterance[]) {
   scripts.set(phrase, script);
-  const preset = await p.request('POST', '/admin/v1/presets', {
-    body: {
-      name: `realtime ${phrase}`,
-      stt: { provider: 'openai-realtime', model: 'gpt-4o-mini-transcribe', language: 'en-US' },
-      tts: { provider: 'espeak', model: 'espeak-ng', voice: 'en-us' },
-    },
-  });
-  expect(preset.status).toBe(201);
-  const agent = await p.request('POST', '/admin/v1/agents', {
-    body: {
-      name: phrase,
-      mode: 'passthrough',
-      webhook_url: webhook.url,
-      preset_id: preset.body.id,
-      greeting: null,
-      expected_phrases: [phrase],
-    },
-  });
-  expect(agent.status).toBe(201);
-  expect(agent.body.warnings).toEqual([]);
-  const res = await p.request('POST', '/sdk/v1/session', {
-    apiKey: null,
-    body: { agent_token: agent.body.agent_token, transport: 'websocket' },
-  });
-  const client = await VoiceClient.connect(res.body.connection_url, res.body.connection_token);
-  clients.push(client);
-  await client.untilEvent('ready');
-  return { client, sessionId: res.body.session_id as string };
+  const stt = { provider: 'openai-realtime', model: 'gpt-4o-mini-transcribe', language: 'en-US' };
+  const agent = await bed.agent(
+    { name: `realtime ${phrase}`, stt },
+    { name: phrase, greeting: null, expected_phrases: [phrase] },
+  );
+  expect(agent.warnings).toEqual([]);
+  return bed.connect(agent);
 }
 
-const transcriptsOf = (sessionId: string) =>
-  webhook.requests
-    .map((r) => r.json as { session_id: string; data: { transcript: string } })
-    .filter((b) => b.session_id === sessionId)
-    .map((b) => b.data.transcript);
+const transcriptsOf = (sessionId: string) => bed.transcripts(sessionId);
 
 const connectionsOf = (phrase: string) => upstream.connections.filter((c) => promptOf(c.session) === phrase);
 
@@ -130,7 +92,7 @@ describe('voice on openai-realtime (real speech, the Realtime protocol)', () => 
     expect((await broken.client.untilEvent('audio_end', 1, 30_000)).turn).toBe(1); // the fallback line
     await healthy.client.untilAnswer(1, 30_000);
     expect(transcriptsOf(healthy.sessionId)).toEqual(['Can I speak to a person?']);
-    const errors = await p.request('GET', `/admin/v1/errors?session_id=${broken.sessionId}`);
+    const errors = await bed.p.request('GET', `/admin/v1/errors?session_id=${broken.sessionId}`);
     expect(errors.body.data).toHaveLength(1);
     expect(errors.body.data[0]).toMatchObject({ type: 'stt_error', details: { provider: 'openai-realtime' } });
     expect(errors.body.data[0].message).toBe(
@@ -166,16 +128,16 @@ describe('voice on openai-realtime (real speech, the Realtime protocol)', () => 
     expect(c!.received).toContain('input_audio_buffer.clear');
     expect(c!.received).not.toContain('input_audio_buffer.commit');
     await eventually(
-      async () => (await p.request('GET', `/admin/v1/sessions/${sessionId}`)).body.status,
+      async () => (await bed.p.request('GET', `/admin/v1/sessions/${sessionId}`)).body.status,
       (status) => status === 'ended',
       { what: 'the session ended' },
     );
-    expect((await p.request('GET', `/admin/v1/errors?session_id=${sessionId}`)).body.data).toEqual([]);
+    expect((await bed.p.request('GET', `/admin/v1/errors?session_id=${sessionId}`)).body.data).toEqual([]);
     expect(upstream.open).toBe(0);
   });
 
   it('is listed as configured, and /health/providers opens a session to check it', async () => {
-    const available = await p.request('GET', '/admin/v1/presets/available?capability=stt');
+    const available = await bed.p.request('GET', '/admin/v1/presets/available?capability=stt');
     expect(available.body.data.find((x: { provider: string }) => x.provider === 'openai-realtime')).toMatchObject({
       kind: 'remote',
       configured: true,
@@ -183,7 +145,7 @@ describe('voice on openai-realtime (real speech, the Realtime protocol)', () => 
       default_model: 'gpt-4o-mini-transcribe',
       any_model: true,
     });
-    const health = await p.request('GET', '/health/providers', { apiKey: null });
+    const health = await bed.p.request('GET', '/health/providers', { apiKey: null });
     expect(health.body.providers.find((x: { provider: string }) => x.provider === 'openai-realtime')).toMatchObject({
       capability: 'stt',
       status: 'ok',

@@ -4,69 +4,28 @@
  * webhook as a real HTTP server. And one session whose decoder fails: that turn alone fails,
  * recorded, and the session keeps listening while another session on the same decoders is heard.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { HttpReceiver } from '../support/http-receiver.js';
+import { describe, expect, it } from 'vitest';
 import { fliteScript } from '../support/flite-speech.js';
-import { startParley, type TestParley } from '../support/parley.js';
-import { TestRedis } from '../support/redis-server.js';
-import { VoiceClient } from '../support/voice-client.js';
+import { voiceBed } from '../support/voice-bed.js';
 import { wordErrorRate } from '../support/wer.js';
 
-let redis: TestRedis;
-let webhook: HttpReceiver;
-let p: TestParley;
-const clients: VoiceClient[] = [];
-
-beforeAll(async () => {
-  redis = await TestRedis.start();
-  webhook = await HttpReceiver.start(() => ({ body: { response: 'Sure.' } }));
-  p = await startParley(redis);
-});
-afterEach(() => {
-  for (const c of clients.splice(0)) c.close();
-});
-afterAll(async () => {
-  await p?.close();
-  await webhook?.close();
-  await redis?.close();
-});
+const bed = voiceBed();
 
 /** `only`: the phrases are a grammar (`expected_phrases_only`), else they boost the language model. */
 async function session(expectedPhrases?: string[], only = true) {
-  const preset = await p.request('POST', '/admin/v1/presets', {
-    body: {
-      name: 'offline speech',
-      stt: { provider: 'pocketsphinx', model: 'en-us', language: 'en-US' },
-      tts: { provider: 'espeak', model: 'espeak-ng', voice: 'en-us' },
-    },
-  });
-  expect(preset.status).toBe(201);
-  const agent = await p.request('POST', '/admin/v1/agents', {
-    body: {
+  const stt = { provider: 'pocketsphinx', model: 'en-us', language: 'en-US' };
+  const agent = await bed.agent(
+    { name: 'offline speech', stt },
+    {
       name: 'offline',
-      mode: 'passthrough',
-      webhook_url: webhook.url,
-      preset_id: preset.body.id,
       greeting: null,
       ...(expectedPhrases ? { expected_phrases: expectedPhrases, expected_phrases_only: only } : {}),
     },
-  });
-  expect(agent.status).toBe(201);
-  const res = await p.request('POST', '/sdk/v1/session', {
-    apiKey: null,
-    body: { agent_token: agent.body.agent_token, transport: 'websocket' },
-  });
-  const client = await VoiceClient.connect(res.body.connection_url, res.body.connection_token);
-  clients.push(client);
-  await client.untilEvent('ready');
-  return { client, sessionId: res.body.session_id as string };
+  );
+  return bed.connect(agent);
 }
 
-const transcriptsOf = (sessionId: string) =>
-  webhook.requests
-    .map((r) => r.json as { session_id: string; data: { transcript: string } })
-    .filter((b) => b.session_id === sessionId)
-    .map((b) => b.data.transcript);
+const transcriptsOf = (sessionId: string) => bed.transcripts(sessionId);
 
 describe('voice on pocketsphinx (real speech, real recogniser)', () => {
   it('the webhook gets the words, decoded while they were spoken', async () => {
@@ -105,7 +64,7 @@ describe('voice on pocketsphinx (real speech, real recogniser)', () => {
     expect(
       wordErrorRate([{ said: 'can i speak to a person please', heard: transcriptsOf(healthy.sessionId)[0]! }]),
     ).toBeLessThanOrEqual(0.3);
-    const errors = await p.request('GET', `/admin/v1/errors?session_id=${broken.sessionId}`);
+    const errors = await bed.p.request('GET', `/admin/v1/errors?session_id=${broken.sessionId}`);
     expect(errors.body.data[0]).toMatchObject({ type: 'stt_error' });
     expect(errors.body.data[0].message).toMatch(/pocketsphinx: the expected phrases do not compile/);
     // still listening: the next utterance fails the same way, the session is not over
@@ -123,7 +82,7 @@ describe('voice on pocketsphinx (real speech, real recogniser)', () => {
     await client.stream({ samples: fliteScript('slt', 300, 'i would like to book a table', 2500), sampleRate: 16_000 });
     await client.untilEvent('error', 1, 30_000);
     expect(client.eventsOf('error')[0]).toMatchObject({ code: 'turn_failed' });
-    const errors = await p.request('GET', `/admin/v1/errors?session_id=${sessionId}`);
+    const errors = await bed.p.request('GET', `/admin/v1/errors?session_id=${sessionId}`);
     expect(errors.body.data).toHaveLength(1);
     expect(errors.body.data[0]).toMatchObject({ type: 'stt_error', details: { provider: 'pocketsphinx' } });
     expect(errors.body.data[0].message).toMatch(
@@ -137,22 +96,24 @@ describe('voice on pocketsphinx (real speech, real recogniser)', () => {
   });
 
   it('presets refuse a language pocketsphinx cannot hear, agents phrases that are not words', async () => {
-    const bad = await p.request('POST', '/admin/v1/presets', {
+    const bad = await bed.p.request('POST', '/admin/v1/presets', {
       body: { name: 'x', stt: { provider: 'pocketsphinx', model: 'en-us', language: 'de' } },
     });
     expect(bad.status).toBe(400);
     expect((bad.body.error.details as { path: string }[]).map((d) => d.path)).toContain('body.stt.language');
-    const agent = await p.request('POST', '/admin/v1/agents', {
+    const agent = await bed.p.request('POST', '/admin/v1/agents', {
       body: { name: 'x', expected_phrases: ['Yes Please', '<script>'] },
     });
     expect(agent.status).toBe(400);
     expect((agent.body.error.details as { path: string }[]).map((d) => d.path)).toEqual(['body.expected_phrases.1']);
-    const good = await p.request('POST', '/admin/v1/agents', { body: { name: 'x', expected_phrases: ['Yes Please'] } });
+    const good = await bed.p.request('POST', '/admin/v1/agents', {
+      body: { name: 'x', expected_phrases: ['Yes Please'] },
+    });
     expect(good.body.expected_phrases).toEqual(['yes please']);
-    const plain = await p.request('POST', '/admin/v1/agents', { body: { name: 'y' } });
+    const plain = await bed.p.request('POST', '/admin/v1/agents', { body: { name: 'y' } });
     expect(plain.body.expected_phrases).toEqual([]);
     expect(plain.body.expected_phrases_only).toBe(false);
-    const available = await p.request('GET', '/admin/v1/presets/available');
+    const available = await bed.p.request('GET', '/admin/v1/presets/available');
     expect(available.body.data.find((x: { provider: string }) => x.provider === 'pocketsphinx')).toMatchObject({
       capability: 'stt',
       configured: true,

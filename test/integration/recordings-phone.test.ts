@@ -8,6 +8,7 @@ import { createAgent } from '../support/agents.js';
 import { eventually } from '../support/eventually.js';
 import { FakePhone, placeCall } from '../support/fake-carrier.js';
 import { parleyForFile } from '../support/parley.js';
+import { concatSamples, resample } from '../support/pcm.js';
 import { firstSound, lastSound, readRecording, withoutZeros } from '../support/recording-file.js';
 
 /**
@@ -49,16 +50,6 @@ function snrDb(actual: Int16Array, reference: Int16Array): number {
   return 10 * Math.log10(signal / Math.max(1, noise));
 }
 
-function concat(parts: Int16Array[]): Int16Array {
-  const out = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
-
 describe('a recorded phone call', () => {
   it('holds the caller and the agent at 16 kHz, each as the phone sent and played it', async () => {
     const agent = await createAgent(bed.p, {
@@ -96,21 +87,20 @@ describe('a recorded phone call', () => {
     const [caller, agentSide] = file.channel as [Int16Array, Int16Array];
     // the agent: what the phone played (its μ-law frames, decoded, resampled): the recording
     // holds the same speech before μ-law (the playout's PCM), so it matches to μ-law's precision
-    const played = to16k(concat(phone.heard));
+    const played = to16k(concatSamples(phone.heard));
     const start = firstSound(agentSide);
     const lag = bestLag(agentSide.subarray(start, start + 8_000), played, firstSound(played));
     expect(snrDb(agentSide.subarray(start), played.subarray(lag))).toBeGreaterThan(25);
     expect(lastSound(agentSide) - start).toBeGreaterThan((played.length - lag) * 0.98);
     // the caller: what the phone sent (16 kHz → 8 kHz μ-law, as FakePhone.speak sends it), back at 16 kHz
-    const down = new Resampler(16_000, 8_000);
-    const eight = concat([down.push(quiet), down.flush()]);
+    const eight = resample(quiet, 16_000, 8_000);
     const frames: Int16Array[] = [];
     for (let i = 0; i < eight.length; i += 160) {
       const frame = new Int16Array(160);
       frame.set(eight.subarray(i, i + 160));
       frames.push(mulawDecode(mulawEncode(frame)));
     }
-    const sent = withoutZeros(to16k(concat(frames)));
+    const sent = withoutZeros(to16k(concatSamples(frames)));
     const recordedCaller = withoutZeros(caller);
     expect(recordedCaller.length).toBeGreaterThan(sent.length * 0.99);
     // (compared as booleans: a failing toEqual of 30 000 samples takes vitest a minute to print)

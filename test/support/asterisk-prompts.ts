@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { mulawDecode, mulawEncode } from '../../src/audio/mulaw.js';
 import { parseWav } from '../../src/audio/wav.js';
-import { resample } from './phone-line.js';
+import { resample } from './pcm.js';
 
 /**
  * People's recorded voices: Asterisk's English prompts (Debian `asterisk-core-sounds-en-wav`,

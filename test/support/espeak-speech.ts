@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import type { AudioFrame } from '../../src/audio/audio-frame.js';
-import { Resampler } from '../../src/audio/resampler.js';
 import { parseWav } from '../../src/audio/wav.js';
+import { resample } from './pcm.js';
 
 const rate = 16_000;
 const loud = (s: number) => Math.abs(s) > 32; // about -60 dBFS
@@ -11,13 +11,7 @@ export function say(text: string): Int16Array {
   const spoken = parseWav(execFileSync('espeak-ng', ['-v', 'en-us', '-s', '175', '--stdout', text]));
   const first = spoken.samples.findIndex(loud);
   const last = spoken.samples.findLastIndex(loud);
-  const resampler = new Resampler(spoken.sampleRate, rate);
-  const head = resampler.push(spoken.samples.slice(first, last + 1));
-  const tail = resampler.flush();
-  const out = new Int16Array(head.length + tail.length);
-  out.set(head);
-  out.set(tail, head.length);
-  return out;
+  return resample(spoken.samples.slice(first, last + 1), spoken.sampleRate, rate);
 }
 
 /**

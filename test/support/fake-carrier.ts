@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { WebSocket } from 'ws';
 import { mulawDecode, mulawEncode } from '../../src/audio/mulaw.js';
-import { Resampler } from '../../src/audio/resampler.js';
 import { twilioSignature } from '../../src/realtime/telephony/twilio-signature.js';
+import { FrameClock } from './frame-clock.js';
+import { resample } from './pcm.js';
 import { PhoneMicrophone, type LineEcho } from './phone-microphone.js';
 
 export type { LineEcho } from './phone-microphone.js';
@@ -184,15 +185,11 @@ export class FakePhone {
    * a line echo, mixed into the microphone's stream over the echo).
    */
   async speak(samples16k: Int16Array): Promise<void> {
-    const resampler = new Resampler(16_000, 8_000);
-    const pcm = [resampler.push(samples16k), resampler.flush()];
-    const all = new Int16Array(pcm[0]!.length + pcm[1]!.length);
-    all.set(pcm[0]!, 0);
-    all.set(pcm[1]!, pcm[0]!.length);
+    const all = resample(samples16k, 16_000, 8_000);
     if (this.microphone !== null) return this.microphone.say(all);
-    const start = performance.now();
+    const clock = new FrameClock(20);
     let voiced = false;
-    for (let i = 0, k = 0; i < all.length; i += 160, k++) {
+    for (let i = 0; i < all.length; i += 160) {
       if (this.ws.readyState !== WebSocket.OPEN) return;
       const frame = new Int16Array(160);
       frame.set(all.subarray(i, Math.min(all.length, i + 160)));
@@ -201,8 +198,7 @@ export class FakePhone {
         this.speechOnsets.push(this.receivedBytes);
       }
       this.media(Buffer.from(mulawEncode(frame)).toString('base64'));
-      const wait = start + (k + 1) * 20 - performance.now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      await clock.tick();
     }
   }
 

@@ -111,14 +111,3 @@ export function midStreamAfter(u: ScriptedUtterance | null): number | null {
   if (u === null || typeof u === 'string' || (u.fault !== 'error' && u.fault !== 'close')) return null;
   return u.afterAppends ?? 5;
 }
-
-/** The appends of one buffer as one array. */
-export function joined(parts: Int16Array[]): Int16Array {
-  const out = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}

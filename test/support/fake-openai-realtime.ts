@@ -1,10 +1,10 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { concatSamples } from './pcm.js';
 import {
   betaEvents,
   gaEvents,
-  joined,
   midStreamAfter,
   rate,
   refuse,
@@ -205,7 +205,7 @@ export class FakeOpenAiRealtime {
       }
       // input_audio_buffer.commit: a mid-stream fault that has not fired yet (fewer appends) fires now
       if (midStreamAfter(c.utterance) !== null && !faulted) return faultNow();
-      const audio = joined(buffer);
+      const audio = concatSamples(buffer);
       buffer = [];
       if (audio.length < rate / 10)
         return fail({

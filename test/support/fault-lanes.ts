@@ -1,6 +1,6 @@
 import type { AdminClient } from './admin-client.js';
 import { laneTool, type FaultUpstream } from './fault-upstream.js';
-import { VoiceClient } from './voice-client.js';
+import { connectVoice, type VoiceClient } from './voice-client.js';
 
 /**
  * A Parley wired to a FaultUpstream: its environment (the upstream as OPENAI_BASE_URL, short
@@ -79,13 +79,6 @@ export async function createLaneAgent(
 }
 
 /** A WebSocket voice session of the agent, connected and `ready`. */
-export async function openVoiceCall(api: AdminClient, agent: LaneAgent): Promise<VoiceCall> {
-  const res = await api.request('POST', '/sdk/v1/session', {
-    apiKey: null,
-    body: { agent_token: agent.token, transport: 'websocket' },
-  });
-  if (res.status !== 201) throw new Error(`session: ${res.status} ${JSON.stringify(res.body)}`);
-  const client = await VoiceClient.connect(res.body.connection_url, res.body.connection_token);
-  await client.untilEvent('ready', 1, 10_000);
-  return { client, sessionId: res.body.session_id as string };
+export function openVoiceCall(api: AdminClient, agent: LaneAgent): Promise<VoiceCall> {
+  return connectVoice(api, agent.token, { readyTimeoutMs: 10_000 });
 }

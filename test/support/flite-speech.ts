@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseWav } from '../../src/audio/wav.js';
+import { concatSamples } from './pcm.js';
 
 const loud = (s: number) => Math.abs(s) > 32; // about -60 dBFS
 
@@ -33,11 +34,5 @@ export function fliteSay(text: string, voice: FliteVoice = 'slt'): Int16Array {
 /** Phrases and silences (ms) as one 16 kHz clip, e.g. `fliteScript(300, 'hello there', 1200)`. */
 export function fliteScript(voice: FliteVoice, ...parts: (string | number)[]): Int16Array {
   const chunks = parts.map((p) => (typeof p === 'number' ? new Int16Array(Math.round(p * 16)) : fliteSay(p, voice)));
-  const out = new Int16Array(chunks.reduce((n, c) => n + c.length, 0));
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.length;
-  }
-  return out;
+  return concatSamples(chunks);
 }

@@ -28,27 +28,31 @@ export interface MainProcess {
 }
 
 /**
- * Runs `node dist/src/main.js` with a clean Parley environment (no PARLEY_*, LIVEKIT_*, OPENAI_*,
- * REDIS_URL, PORT or MODELS_DIR from the runner's own) plus `env`. Compiled rather than through
- * tsx: what `npm start` runs, and it listens in a third of the time (tsx compiles ~600 modules in
- * every process, ~12 s of a 2-core box's time per start).
+ * This process's environment less what configures Parley (PARLEY_*, LIVEKIT_*, OPENAI_*,
+ * REDIS_URL, PORT, MODELS_DIR, NODE_ENV): the base of a Parley child's, which its starter sets.
  */
-export function startMain(env: Record<string, string>): MainProcess {
-  const main = builtMain();
-  const base = Object.fromEntries(
+export function cleanParleyEnv(): Record<string, string> {
+  return Object.fromEntries(
     Object.entries(process.env).filter(
-      ([name]) =>
-        !name.startsWith('PARLEY_') &&
-        !name.startsWith('LIVEKIT_') &&
-        !name.startsWith('OPENAI_') &&
-        name !== 'REDIS_URL' &&
-        name !== 'PORT' &&
-        name !== 'MODELS_DIR',
+      (e): e is [string, string] =>
+        e[1] !== undefined &&
+        !e[0].startsWith('PARLEY_') &&
+        !e[0].startsWith('LIVEKIT_') &&
+        !e[0].startsWith('OPENAI_') &&
+        !['REDIS_URL', 'PORT', 'MODELS_DIR', 'NODE_ENV'].includes(e[0]),
     ),
   );
-  const child = spawn(process.execPath, [main], {
+}
+
+/**
+ * Runs `node dist/src/main.js` with a clean Parley environment (`cleanParleyEnv`) plus `env`.
+ * Compiled rather than through tsx: what `npm start` runs, and it listens in a third of the time
+ * (tsx compiles ~600 modules in every process, ~12 s of a 2-core box's time per start).
+ */
+export function startMain(env: Record<string, string>): MainProcess {
+  const child = spawn(process.execPath, [builtMain()], {
     cwd: projectRoot,
-    env: { ...base, NODE_ENV: 'test', PARLEY_LOG_LEVEL: 'info', PARLEY_HOST: '127.0.0.1', ...env },
+    env: { ...cleanParleyEnv(), NODE_ENV: 'test', PARLEY_LOG_LEVEL: 'info', PARLEY_HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

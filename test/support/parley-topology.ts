@@ -1,7 +1,8 @@
 import { pino } from 'pino';
 import { loadConfig } from '../../src/config/config.js';
-import { openParley, type OpenParleyOptions } from '../../src/parley.js';
+import type { OpenParleyOptions } from '../../src/parley.js';
 import { adminClient } from './admin-client.js';
+import { openListening } from './open-parley.js';
 import { testAdminKey, type TestParley } from './parley.js';
 import { testModelsDir } from './test-models.js';
 
@@ -18,12 +19,6 @@ export async function startParleyOn(env: Record<string, string>, options: OpenPa
     ...env,
   });
   const logger = pino({ level: process.env['PARLEY_TEST_LOG'] ?? 'silent' });
-  const parley = await openParley(
-    { ...config, adminApiKey: testAdminKey, redisUrl: config.redisUrl! },
-    logger,
-    options,
-  );
-  const port = await parley.listen(0, '127.0.0.1');
-  const url = `http://127.0.0.1:${port}`;
+  const { parley, url } = await openListening(config, options, logger);
   return { parley, url, ...adminClient(url, testAdminKey), close: () => parley.close() };
 }

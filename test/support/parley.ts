@@ -1,8 +1,8 @@
-import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
-import { openParley, type OpenParleyOptions, type Parley } from '../../src/parley.js';
+import type { OpenParleyOptions, Parley } from '../../src/parley.js';
 import { adminClient, type AdminClient } from './admin-client.js';
+import { openListening } from './open-parley.js';
 import { TestRedis } from './redis-server.js';
 import { testModelsDir } from './test-models.js';
 
@@ -30,13 +30,7 @@ export async function startParley(
     REDIS_URL: redis.url,
     PARLEY_ADMIN_API_KEY: env['PARLEY_ADMIN_API_KEY'] ?? testAdminKey,
   });
-  const parley = await openParley(
-    { ...config, adminApiKey: config.adminApiKey!, redisUrl: config.redisUrl! },
-    pino({ level: 'silent' }),
-    options,
-  );
-  const port = await parley.listen(0, '127.0.0.1');
-  const url = `http://127.0.0.1:${port}`;
+  const { parley, url } = await openListening(config, options);
   return {
     parley,
     url,

@@ -1,11 +1,11 @@
-import { afterAll, afterEach, beforeAll, expect } from 'vitest';
-import { Resampler } from '../../src/audio/resampler.js';
+import { afterAll, beforeAll } from 'vitest';
 import { PocketsphinxStt } from '../../src/providers/pocketsphinx/pocketsphinx-stt.js';
 import { fliteScript, type FliteVoice } from './flite-speech.js';
-import { HttpReceiver } from './http-receiver.js';
-import { startParley, type TestParley } from './parley.js';
-import { TestRedis } from './redis-server.js';
-import { VoiceClient } from './voice-client.js';
+import type { HttpReceiver } from './http-receiver.js';
+import { resample } from './pcm.js';
+import type { TestParley } from './parley.js';
+import type { VoiceClient } from './voice-client.js';
+import { voiceBed, type WebhookAnswer } from './voice-bed.js';
 
 /**
  * Support for the real-speech tests: no scripted STT anywhere. The user is flite speech streamed
@@ -15,7 +15,7 @@ import { VoiceClient } from './voice-client.js';
 
 const rate = 16_000;
 export const pocketsphinxStt = { provider: 'pocketsphinx', model: 'en-us', language: null } as const;
-export const espeakTts = { provider: 'espeak', model: 'espeak-ng', voice: 'en-us' } as const;
+export { espeakTts } from './voice-bed.js';
 export const fliteTts = { provider: 'flite', model: 'flite', voice: 'slt' } as const;
 export interface TtsSettings {
   provider: string;
@@ -75,15 +75,7 @@ export function recordAgentSpeech(client: VoiceClient): { of(turn: number): Int1
 
 /** The agent's speech of one turn, at 16 kHz, transcribed by pocketsphinx in the test process. */
 export async function hearAgent(stt: PocketsphinxStt, samples: Int16Array, sampleRate: number): Promise<string> {
-  let audio = samples;
-  if (sampleRate !== rate) {
-    const resampler = new Resampler(sampleRate, rate);
-    const head = resampler.push(samples);
-    const tail = resampler.flush();
-    audio = new Int16Array(head.length + tail.length);
-    audio.set(head);
-    audio.set(tail, head.length);
-  }
+  const audio = sampleRate === rate ? samples : resample(samples, sampleRate, rate);
   return stt.transcribe({ audio, sampleRate: rate, model: 'en-us', language: null });
 }
 
@@ -100,89 +92,39 @@ export interface RealSpeechBed {
    */
   connect(
     agent: { agent_token: string },
-    answer: (transcript: string, n: number) => string,
+    answer: WebhookAnswer,
     sampleRate?: number,
   ): Promise<{ client: VoiceClient; sessionId: string }>;
   /** The transcripts the webhook received for a session, in order. */
   transcripts(sessionId: string): string[];
 }
 
-/** Registers the file's hooks: Redis, the webhook, Parley, the test's pocketsphinx; all stopped after. */
+/** Registers the file's hooks: the voice bed (Redis, the webhook, Parley), the test's pocketsphinx; all stopped after. */
 export function realSpeechBed(): RealSpeechBed {
-  let redis: TestRedis | undefined;
-  let webhook: HttpReceiver | undefined;
-  let p: TestParley | undefined;
+  const bed = voiceBed({ answer: 'Okay.' });
   let stt: PocketsphinxStt | undefined;
-  const answers = new Map<string, (transcript: string, n: number) => string>();
-  const clients: VoiceClient[] = [];
-  const body = (r: { json: unknown }) => r.json as { session_id: string; data: { transcript: string } };
-  const transcripts = (sessionId: string) =>
-    webhook!.requests
-      .map(body)
-      .filter((b) => b.session_id === sessionId)
-      .map((b) => b.data.transcript);
-
-  beforeAll(async () => {
-    redis = await TestRedis.start();
-    webhook = await HttpReceiver.start((req) => {
-      const { session_id, data } = body(req);
-      const n = transcripts(session_id).length - 1;
-      return { body: { response: answers.get(session_id)?.(data.transcript, n) ?? 'Okay.' } };
-    });
-    p = await startParley(redis);
+  beforeAll(() => {
     stt = new PocketsphinxStt({ decoders: 1, maxLagMs: 60_000 });
   });
-  afterEach(() => {
-    for (const c of clients.splice(0)) c.close();
-  });
   afterAll(async () => {
-    for (const c of clients.splice(0)) c.close();
-    await p?.close();
     await stt?.close();
-    await webhook?.close();
-    await redis?.close();
   });
-
   return {
     get p() {
-      return p!;
+      return bed.p;
     },
     get webhook() {
-      return webhook!;
+      return bed.webhook;
     },
     get stt() {
       return stt!;
     },
-    async agent(tts, settings = {}) {
-      const preset = await p!.request('POST', '/admin/v1/presets', {
-        body: { name: `real speech ${tts.provider}`, stt: pocketsphinxStt, tts },
-      });
-      expect(preset.status).toBe(201);
-      const agent = await p!.request('POST', '/admin/v1/agents', {
-        body: {
-          name: 'real speech',
-          mode: 'passthrough',
-          webhook_url: webhook!.url,
-          preset_id: preset.body.id,
-          ...settings,
-        },
-      });
-      expect(agent.status).toBe(201);
-      return agent.body as { id: string; agent_token: string };
-    },
-    async connect(agent, answer, sampleRate = rate) {
-      const res = await p!.request('POST', '/sdk/v1/session', {
-        apiKey: null,
-        body: { agent_token: agent.agent_token, user_id: 'caller', transport: 'websocket' },
-      });
-      expect(res.status).toBe(201);
-      const sessionId = res.body.session_id as string;
-      answers.set(sessionId, answer);
-      const client = await VoiceClient.connect(res.body.connection_url, res.body.connection_token, sampleRate);
-      clients.push(client);
-      await client.untilEvent('ready');
-      return { client, sessionId };
-    },
-    transcripts,
+    agent: (tts, settings = {}) =>
+      bed.agent(
+        { name: `real speech ${tts.provider}`, stt: pocketsphinxStt, tts },
+        { name: 'real speech', ...settings },
+      ),
+    connect: (agent, answer, sampleRate = rate) => bed.connect(agent, { answer, sampleRate }),
+    transcripts: (sessionId) => bed.transcripts(sessionId),
   };
 }

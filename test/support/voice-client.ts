@@ -1,5 +1,7 @@
 import { WebSocket } from 'ws';
 import type { AudioFrame } from '../../src/audio/audio-frame.js';
+import type { AdminClient } from './admin-client.js';
+import { FrameClock } from './frame-clock.js';
 
 export interface ServerEventMessage {
   type: string;
@@ -48,14 +50,12 @@ export class VoiceClient {
     const frameMs = options.frameMs ?? 20;
     const speed = options.speed ?? 1;
     const n = Math.round((audio.sampleRate * frameMs) / 1000);
-    const start = performance.now();
-    for (let i = 0, k = 0; i < audio.samples.length; i += n, k++) {
+    const clock = new FrameClock(frameMs / speed);
+    for (let i = 0; i < audio.samples.length; i += n) {
       if (this.ws.readyState !== WebSocket.OPEN) return;
       const frame = audio.samples.subarray(i, Math.min(audio.samples.length, i + n));
       this.ws.send(Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength));
-      const due = start + ((k + 1) * frameMs) / speed;
-      const wait = due - performance.now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      await clock.tick();
     }
   }
 
@@ -121,4 +121,25 @@ export class VoiceClient {
       }
     }
   }
+}
+
+/**
+ * A WebSocket voice session of the agent: `POST /sdk/v1/session` (an error unless 201), then the
+ * media socket, connected and `ready`.
+ */
+export async function connectVoice(
+  api: AdminClient,
+  agentToken: string,
+  options: { sampleRate?: number; userId?: string; readyTimeoutMs?: number } = {},
+): Promise<{ client: VoiceClient; sessionId: string }> {
+  const body = {
+    agent_token: agentToken,
+    transport: 'websocket',
+    ...(options.userId ? { user_id: options.userId } : {}),
+  };
+  const res = await api.request('POST', '/sdk/v1/session', { apiKey: null, body });
+  if (res.status !== 201) throw new Error(`session: ${res.status} ${JSON.stringify(res.body)}`);
+  const client = await VoiceClient.connect(res.body.connection_url, res.body.connection_token, options.sampleRate);
+  await client.untilEvent('ready', 1, options.readyTimeoutMs);
+  return { client, sessionId: res.body.session_id as string };
 }

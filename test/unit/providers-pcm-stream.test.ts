@@ -2,21 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { WavStreamReader } from '../../src/providers/program/wav-stream.js';
 import { Pcm16Decoder } from '../../src/audio/pcm16-decoder.js';
 import { encodeWav, WavFormatError } from '../../src/audio/wav.js';
+import { concatSamples } from '../support/pcm.js';
 
 const ramp = (n: number) => Int16Array.from({ length: n }, (_, i) => ((i * 997) % 65536) - 32768);
 
 function bytesOf(samples: Int16Array): Uint8Array {
   return new Uint8Array(samples.buffer, samples.byteOffset, samples.byteLength);
-}
-
-function joined(parts: Int16Array[]): Int16Array {
-  const out = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
 }
 
 describe('Pcm16Decoder', () => {
@@ -27,7 +18,7 @@ describe('Pcm16Decoder', () => {
       const decoder = new Pcm16Decoder();
       const parts: Int16Array[] = [];
       for (let at = 0; at < bytes.length; at += size) parts.push(decoder.push(bytes.subarray(at, at + size)));
-      expect(joined(parts), `chunks of ${size} bytes`).toEqual(samples);
+      expect(concatSamples(parts), `chunks of ${size} bytes`).toEqual(samples);
       expect(decoder.pending).toBe(false);
     }
   });
@@ -49,7 +40,7 @@ describe('WavStreamReader', () => {
     const parts: Int16Array[] = [];
     for (let at = 0; at < wav.length; at += 13) parts.push(reader.push(wav.subarray(at, at + 13)));
     expect(reader.sampleRate).toBe(22_050);
-    expect(joined(parts)).toEqual(samples);
+    expect(concatSamples(parts)).toEqual(samples);
   });
 
   it('rejects a stream that is not a WAV', () => {
