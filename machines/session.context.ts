@@ -1,6 +1,6 @@
-import { interruptsSoFar } from './turn-words/barge-in.js';
+import { interruptsAtEnd, interruptsSoFar } from './turn-words/barge-in.js';
 import { endpointingWaitMs } from './turn-words/endpointing.js';
-import { isBackchannel, mostlyLetters, saysAny } from './turn-words/phrases.js';
+import { isBackchannel, saysAny } from './turn-words/phrases.js';
 import { joinSegments } from './turn-words/utterance.js';
 import type { AudioInput, SessionContext, SessionEvent, SessionMachineInput, TurnInput } from './session.types.js';
 
@@ -120,16 +120,16 @@ export function saysStop(context: SessionContext, event: SessionEvent): boolean 
 }
 
 /**
- * Speech over the agent that lasted long enough and says more than an acknowledgement, in words (a
- * recogniser's string of letters for a murmur is not words).
+ * Speech over the agent that lasted long enough and says more than an acknowledgement: at least
+ * two words besides acknowledgements and fillers (turn-words/barge-in.ts; a recogniser's string of
+ * letters for a murmur is not words).
  */
 export function realInterruption(context: SessionContext, event: SessionEvent): boolean {
   return (
     event.type === 'OVERHEARD' &&
     context.overlapLongEnough &&
-    event.text.trim() !== '' &&
     !isBackchannel(event.text, context.turnTaking.backchannelWords) &&
-    !mostlyLetters(event.text)
+    interruptsAtEnd(event.text, context.turnTaking.backchannelWords)
   );
 }
 

@@ -36,3 +36,17 @@ export function sayingWords(partial: string, backchannelWords: readonly string[]
 export function interruptsSoFar(partial: string, backchannelWords: readonly string[]): boolean {
   return !mostlyLetters(partial) && sayingWords(partial, backchannelWords).length >= wordsToInterrupt;
 }
+
+/**
+ * Words that say something (as `sayingWords`) a finished transcript of speech over the agent needs
+ * to interrupt it; stop words interrupt alone (`stop_words`). One word resumes playback: a
+ * recogniser hears a short acknowledgement as another single word often enough ("okay" as
+ * "again" through pocketsphinx, on flite's voice), and one word over an answer is rarely a request
+ * of its own. The idea of LiveKit Agents' `min_interruption_words`.
+ */
+export const wordsToInterruptAtEnd = 2;
+
+/** Whether the finished transcript of speech over the agent says enough to interrupt it. */
+export function interruptsAtEnd(text: string, backchannelWords: readonly string[]): boolean {
+  return !mostlyLetters(text) && sayingWords(text, backchannelWords).length >= wordsToInterruptAtEnd;
+}

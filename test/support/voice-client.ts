@@ -15,6 +15,8 @@ export interface ServerEventMessage {
 export class VoiceClient {
   readonly events: (ServerEventMessage & { at: number })[] = [];
   readonly audio: { samples: number; at: number }[] = [];
+  /** Samples of audio this client has sent, at whatever rate each was sent. */
+  samplesSent = 0;
   closeCode: number | null = null;
   closeReason = '';
   private readonly waiters: { test: () => boolean; resolve: () => void }[] = [];
@@ -55,6 +57,7 @@ export class VoiceClient {
       if (this.ws.readyState !== WebSocket.OPEN) return;
       const frame = audio.samples.subarray(i, Math.min(audio.samples.length, i + n));
       this.ws.send(Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength));
+      this.samplesSent += frame.length;
       await clock.tick();
     }
   }

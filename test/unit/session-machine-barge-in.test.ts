@@ -160,6 +160,7 @@ describe('barge-in while the user is still talking', () => {
     ['an acknowledgement', ['uh', 'uh huh', 'okay yeah right'], 'Uh-huh.'],
     ['a hum a recogniser writes as letters and short words', ['an', 'an m', 'an m h and m'], 'an m h and m'],
     ['"got it" heard as words on the way', ['got', 'got to'], 'got it'],
+    ['"okay" heard as another single word', ['a', 'again'], 'again'],
   ] as const) {
     it(`${what} never interrupts mid-speech; its transcript at the end resumes playback`, () => {
       const m = talkingOver();
@@ -173,6 +174,21 @@ describe('barge-in while the user is still talking', () => {
       expect(m.state()).toBe('{"active":{"turn":{"speaking":"playing"}}}');
     });
   }
+
+  it('a transcript at the end interrupts from two words that say something; one resumes', () => {
+    for (const [final, kind] of [
+      ['no', 'playback_resumed'],
+      ['no thanks', 'interrupted'],
+      ['um the menu', 'playback_resumed'],
+      ['uh what time', 'interrupted'],
+    ] as const) {
+      const m = talkingOver();
+      m.clock.increment(600);
+      m.actor.send(segment(2_000, 600));
+      m.actor.send({ type: 'OVERHEARD', text: final });
+      expect(m.kinds().slice(0, 3), final).toEqual(['turn_started', 'playback_paused', kind]);
+    }
+  });
 
   it('a stop word in the hypothesis so far interrupts at once, however short', () => {
     const m = talkingOver();
