@@ -17,6 +17,8 @@ const busy = [
   'test/e2e/voice-twilio-echo.test.ts',
   'test/e2e/voice-real-*.test.ts',
   'test/e2e/voice-pocketsphinx.test.ts',
+  'test/integration/pocketsphinx-vocabulary.test.ts',
+  'test/integration/providers-pocketsphinx.test.ts',
   'test/e2e/voice-first-utterance.test.ts',
   'test/e2e/voice-people-*.test.ts',
   'test/e2e/voice-human-*.test.ts',

@@ -53,8 +53,11 @@ describe('pocketsphinx STT (Debian libpocketsphinx3, real speech from flite)', (
 
   it('decodes while the audio arrives: partial hypotheses grow, the final comes at finish', async () => {
     const { text, partials } = await streamed(stt, speech, 8);
-    const heardMidway = partials[Math.floor(partials.length * 0.75)]!;
-    expect(heardMidway.split(' ').length).toBeGreaterThanOrEqual(4);
+    // how many partials come, and when, depends on the machine's load: what holds is that they
+    // grow, and that most of the sentence is heard before it is finished
+    const words = partials.map((p) => p.split(' ').filter(Boolean).length);
+    expect(words[0]!).toBeLessThan(Math.max(...words));
+    expect(Math.max(...words)).toBeGreaterThanOrEqual(4);
     expect(wordErrorRate([{ said: booking, heard: text }])).toBeLessThanOrEqual(0.2);
   });
 
