@@ -1,11 +1,19 @@
 import { defineConfig } from 'vitest/config';
+import LongestFirst from './test/runner/longest-first.js';
 
 /**
  * The suite's files in two lanes (vitest runs one project's files, then the other's). Most files
  * spend their time waiting on real time (audio paced at real-time speed, Redis, timers, child
- * processes), so they run three at a time (`waiting`). Files that keep a core busy while timing
+ * processes), so they run four at a time (`waiting`). Files that keep a core busy while timing
  * matters to what they check (Chromium, the phone echo guard, real recognisers on real-time audio,
  * a cluster of processes) run two at a time (`busy`): one per core of a 2-core box.
+ *
+ * In a lane the longest files start first (test/runner/longest-first.ts, from the committed
+ * test/runner/timings.json), so no long file is left to run on alone at a lane's end. The waiting
+ * lane runs its files without a fresh module graph each (`isolate: false`): importing Parley's
+ * modules anew for each of ~180 files cost ~200 s of the lane's CPU; no test file changes a module's
+ * state (no `vi.mock`, no fake timers, no `process.env` writes). The busy lane keeps isolation:
+ * `vad-memory.test.ts` diffs heap snapshots, which a process shared with other files makes slow.
  *
  * A test that fails is run once more (`retry: 1`): many pace audio in real time or race real
  * processes on a shared box, where a stall of the machine can move a pause. A test that passes only on its
@@ -31,6 +39,7 @@ const busy = [
 ];
 
 const shared = {
+  sequence: { sequencer: LongestFirst },
   // Writes the random-weight test models (scripts/make-test-models.ts) before any file runs.
   globalSetup: ['test/support/global-setup.ts'],
   testTimeout: 30_000,
@@ -45,15 +54,18 @@ export default defineConfig({
   test: {
     reporters: ['default'],
     projects: [
-      { test: { ...shared, name: 'busy', include: busy, maxWorkers: 2, sequence: { groupOrder: 1 } } },
+      {
+        test: { ...shared, name: 'busy', include: busy, maxWorkers: 2, sequence: { ...shared.sequence, groupOrder: 1 } },
+      },
       {
         test: {
           ...shared,
           name: 'waiting',
           include: ['test/**/*.test.ts'],
           exclude: busy,
-          maxWorkers: 3,
-          sequence: { groupOrder: 0 },
+          maxWorkers: 4,
+          isolate: false,
+          sequence: { ...shared.sequence, groupOrder: 0 },
         },
       },
     ],

@@ -58,10 +58,11 @@ describe("turn-taking on a person's recorded voice", () => {
     const prompts = peoplePrompts('complete')
       .filter((p) => p.words.length >= 5)
       .slice(0, 4);
-    // one session at a time: the recogniser keeps up with real time, so the waits are endpointing's
+    // two sessions at a time, one per rule: the recogniser keeps up with real time for both, so the
+    // waits are endpointing's, and each prompt is heard by both rules under the same load
     const runs = await inLanes(
       prompts.flatMap((p) => [withRule, wordsOnly].map((agent) => ({ agent, p }))),
-      1,
+      2,
       ({ agent, p }) => speak(agent, [promptSpeech(p)]),
     );
     for (const run of runs) expect(run.calls).toHaveLength(1);

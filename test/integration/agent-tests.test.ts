@@ -5,7 +5,7 @@
  * agent whose LLM (a local OpenAI-compatible server) calls a real HTTP tool, and the judge asked
  * through that same LLM. For each expectation kind, a case that meets it and one that does not.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, type OnTestFinishedHandler } from 'vitest';
 import type { TestRun } from '../../src/schemas/agent-test.js';
 import { createAgent } from '../support/agents.js';
 import { HttpReceiver, type ReceivedRequest, type Reply } from '../support/http-receiver.js';
@@ -18,7 +18,6 @@ let redis: TestRedis;
 let webhook: HttpReceiver;
 let tools: HttpReceiver;
 let llm: Awaited<ReturnType<typeof startOpenAiServer>>;
-let p: TestParley;
 let presetId: string;
 
 /** The passthrough webhook's answer, by the path the agent's webhook_url names. */
@@ -55,7 +54,7 @@ beforeAll(async () => {
   webhook = await HttpReceiver.start(answerWebhook);
   tools = await HttpReceiver.start(() => ({ body: { status: 'shipped' } }));
   llm = await startOpenAiServer(answerLlm);
-  p = await startParley(redis, { OPENAI_BASE_URL: llm.baseUrl, OPENAI_API_KEY: 'sk-test' });
+  const p = await startParley(redis, llmEnv());
   const preset = await p.request('POST', '/admin/v1/presets', {
     body: {
       name: 'agent tests',
@@ -66,15 +65,29 @@ beforeAll(async () => {
   });
   expect(preset.status).toBe(201);
   presetId = preset.body.id as string;
+  await p.close();
 }, 60_000);
 
 afterAll(async () => {
-  await p?.close();
   await Promise.all([webhook?.close(), tools?.close(), llm?.close()]);
   await redis?.close();
 });
 
+const llmEnv = () => ({ OPENAI_BASE_URL: llm.baseUrl, OPENAI_API_KEY: 'sk-test' });
+
+/**
+ * A Parley of the test's own on the file's Redis (the preset is there already), closed when the
+ * test ends. A process plays its agent test runs one at a time, so tests that run side by side
+ * each need one.
+ */
+async function ownParley(onTestFinished: (fn: OnTestFinishedHandler) => void): Promise<TestParley> {
+  const own = await startParley(redis, llmEnv());
+  onTestFinished(() => own.close());
+  return own;
+}
+
 async function passthroughAgent(
+  p: TestParley,
   path: string,
   name = `tests ${path}`,
   settings: Record<string, unknown> = {},
@@ -90,14 +103,14 @@ async function passthroughAgent(
   return agent.id;
 }
 
-async function addCase(agentId: string, body: Record<string, unknown>): Promise<string> {
+async function addCase(p: TestParley, agentId: string, body: Record<string, unknown>): Promise<string> {
   const res = await p.request('POST', `/admin/v1/agents/${agentId}/tests`, { body });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.id as string;
 }
 
 /** Starts a run and waits for it to finish. */
-async function run(agentId: string, caseIds?: string[]): Promise<TestRun> {
+async function run(p: TestParley, agentId: string, caseIds?: string[]): Promise<TestRun> {
   const started = await p.request('POST', `/admin/v1/agents/${agentId}/tests/runs`, {
     body: caseIds === undefined ? {} : { case_ids: caseIds },
   });
@@ -113,10 +126,13 @@ async function run(agentId: string, caseIds?: string[]): Promise<TestRun> {
 
 const passedOf = (r: TestRun, i: number) => r.results[i]!.expectations.map((e) => [e.type, e.passed]);
 
-describe('agent test runs through the voice path', () => {
-  it('phrase, pattern, wait and judge: a case meeting them passes, one missing them fails', async () => {
-    const agentId = await passthroughAgent('/booking');
-    const good = await addCase(agentId, {
+// The tests run side by side, each on a Parley of its own (ownParley): a run paces its caller at
+// real time, so the file waits on speech far more than it works (one after another it took ~75 s).
+describe.concurrent('agent test runs through the voice path', () => {
+  it('phrase, pattern, wait and judge: a case meeting them passes, one missing them fails', async ({ onTestFinished }) => {
+    const p = await ownParley(onTestFinished);
+    const agentId = await passthroughAgent(p, '/booking');
+    const good = await addCase(p, agentId, {
       name: 'books a table',
       turns: [{ say: 'i would like to book a table for four' }, { say: 'thank you very much', pause_ms: 300 }],
       expect: [
@@ -126,7 +142,7 @@ describe('agent test runs through the voice path', () => {
         { type: 'judge', question: 'Did the agent book the table?' },
       ],
     });
-    const bad = await addCase(agentId, {
+    const bad = await addCase(p, agentId, {
       name: 'expects what is not said',
       turns: [{ say: 'i would like to book a table for four' }],
       expect: [
@@ -137,7 +153,7 @@ describe('agent test runs through the voice path', () => {
         { type: 'judge', question: 'Did the agent refuse?' },
       ],
     });
-    const result = await run(agentId);
+    const result = await run(p, agentId);
     expect(result.status).toBe('failed');
     expect(result.results.map((r) => [r.case_id, r.status])).toEqual([
       [good, 'passed'],
@@ -165,10 +181,11 @@ describe('agent test runs through the voice path', () => {
     expect(listed.body.data.map((r: TestRun) => r.id)).toEqual([result.id]);
   }, 180_000);
 
-  it('a turn with interrupt_after_ms speaks over the answer: barge-in cuts it', async () => {
+  it('a turn with interrupt_after_ms speaks over the answer: barge-in cuts it', async ({ onTestFinished }) => {
+    const p = await ownParley(onTestFinished);
     // With a greeting: the caller waits for it to end before the first line.
-    const agentId = await passthroughAgent('/menu', 'menu', { greeting: 'Welcome to the diner.' });
-    await addCase(agentId, {
+    const agentId = await passthroughAgent(p, '/menu', 'menu', { greeting: 'Welcome to the diner.' });
+    await addCase(p, agentId, {
       name: 'interrupts the menu',
       turns: [{ say: 'what is on the menu' }, { say: 'thank you that is enough', interrupt_after_ms: 1500 }],
       expect: [
@@ -176,33 +193,34 @@ describe('agent test runs through the voice path', () => {
         { type: 'says', phrase: 'welcome to the diner' },
       ],
     });
-    const result = await run(agentId);
+    const result = await run(p, agentId);
     expect(result.status).toBe('passed');
     const conversation = await p.request('GET', `/admin/v1/conversations/${result.results[0]!.conversation_id}`);
     const answers = conversation.body.messages.filter((m: { role: string }) => m.role === 'agent');
     expect(answers.map((m: { status: string }) => m.status)).toEqual(['complete', 'interrupted', 'complete']);
   }, 180_000);
 
-  it('call_ended and transferred: met by the webhook that hangs up or hands over, not by the other', async () => {
-    const hangup = await passthroughAgent('/hangup');
-    const transfer = await passthroughAgent('/transfer');
+  it('call_ended and transferred: met by the webhook that hangs up or hands over, not by the other', async ({ onTestFinished }) => {
+    const p = await ownParley(onTestFinished);
+    const hangup = await passthroughAgent(p, '/hangup');
+    const transfer = await passthroughAgent(p, '/transfer');
     const turns = [{ say: 'that is all thank you' }];
-    await addCase(hangup, { name: 'hangs up', turns, expect: [{ type: 'call_ended' }] });
-    await addCase(hangup, { name: 'wrongly expects a transfer', turns, expect: [{ type: 'transferred' }] });
-    await addCase(transfer, {
+    await addCase(p, hangup, { name: 'hangs up', turns, expect: [{ type: 'call_ended' }] });
+    await addCase(p, hangup, { name: 'wrongly expects a transfer', turns, expect: [{ type: 'transferred' }] });
+    await addCase(p, transfer, {
       name: 'hands over to billing',
       turns,
       expect: [{ type: 'transferred', to: 'sip:billing@pbx.example.com' }, { type: 'transferred' }],
     });
-    await addCase(transfer, {
+    await addCase(p, transfer, {
       name: 'wrong destination, or a hang-up',
       turns,
       expect: [{ type: 'transferred', to: 'sip:sales@pbx.example.com' }, { type: 'call_ended' }],
     });
-    const ended = await run(hangup);
+    const ended = await run(p, hangup);
     expect(ended.results.map((r) => r.status)).toEqual(['passed', 'failed']);
     expect(ended.results[1]!.expectations[0]!.detail).toMatch(/agent_hangup/);
-    const handed = await run(transfer);
+    const handed = await run(p, transfer);
     expect(handed.results.map((r) => r.status)).toEqual(['passed', 'failed']);
     expect(passedOf(handed, 1)).toEqual([
       ['transferred', false],
@@ -210,7 +228,8 @@ describe('agent test runs through the voice path', () => {
     ]);
   }, 180_000);
 
-  it('tool_called: the tool with matching arguments passes; other arguments or another tool fail', async () => {
+  it('tool_called: the tool with matching arguments passes; other arguments or another tool fail', async ({ onTestFinished }) => {
+    const p = await ownParley(onTestFinished);
     const agent = await createAgent(p, {
       name: 'tests tools',
       mode: 'enhanced',
@@ -226,7 +245,7 @@ describe('agent test runs through the voice path', () => {
       ],
     });
     const turns = [{ say: 'where is my order' }];
-    await addCase(agent.id, {
+    await addCase(p, agent.id, {
       name: 'looks up the order',
       turns,
       expect: [
@@ -235,7 +254,7 @@ describe('agent test runs through the voice path', () => {
         { type: 'says', phrase: 'shipped' },
       ],
     });
-    await addCase(agent.id, {
+    await addCase(p, agent.id, {
       name: 'wrong order, wrong tool',
       turns,
       expect: [
@@ -243,7 +262,7 @@ describe('agent test runs through the voice path', () => {
         { type: 'tool_called', name: 'cancel_order' },
       ],
     });
-    const result = await run(agent.id);
+    const result = await run(p, agent.id);
     expect(result.results.map((r) => r.status)).toEqual(['passed', 'failed']);
     expect(passedOf(result, 1)).toEqual([
       ['tool_called', false],
@@ -252,14 +271,15 @@ describe('agent test runs through the voice path', () => {
     expect(result.results[1]!.expectations[0]!.detail).toContain('"order_id":"A-17"');
   }, 180_000);
 
-  it('npm run agent-test: 0 when all pass, 1 when any fails, 2 for an unknown agent or no server', async () => {
-    const agentId = await passthroughAgent('/hangup', 'cli agent');
-    const good = await addCase(agentId, {
+  it('npm run agent-test: 0 when all pass, 1 when any fails, 2 for an unknown agent or no server', async ({ onTestFinished }) => {
+    const p = await ownParley(onTestFinished);
+    const agentId = await passthroughAgent(p, '/hangup', 'cli agent');
+    const good = await addCase(p, agentId, {
       name: 'hangs up',
       turns: [{ say: 'goodbye' }],
       expect: [{ type: 'call_ended' }],
     });
-    const bad = await addCase(agentId, { name: 'no', turns: [{ say: 'goodbye' }], expect: [{ type: 'transferred' }] });
+    const bad = await addCase(p, agentId, { name: 'no', turns: [{ say: 'goodbye' }], expect: [{ type: 'transferred' }] });
     const env = {
       PARLEY_URL: p.url,
       PARLEY_ADMIN_API_KEY: 'test-admin-key-0123456789',

@@ -3,6 +3,7 @@ import { ProviderError } from '../../src/providers/provider-error.js';
 import { PocketsphinxStt } from '../../src/providers/pocketsphinx/pocketsphinx-stt.js';
 import { pocketsphinxProblem } from '../../src/providers/pocketsphinx/sphinx-probe.js';
 import type { SttStream } from '../../src/providers/stt.js';
+import { eventually } from '../support/eventually.js';
 import { fliteScript, fliteSay } from '../support/flite-speech.js';
 import { overPhoneLine } from '../support/phone-line.js';
 import { wordErrorRate } from '../support/wer.js';
@@ -71,7 +72,7 @@ describe('pocketsphinx STT (Debian libpocketsphinx3, real speech from flite)', (
     b.cancel();
     expect(wordErrorRate([{ said: booking, heard: await waiting }])).toBeLessThanOrEqual(0.2);
     expect(wordErrorRate([{ said: booking, heard: await a.finish() }])).toBeLessThanOrEqual(0.2);
-    expect(stt.busy).toBe(0);
+    await eventually(() => stt.busy, (busy) => busy === 0, { what: 'every decoder free' });
   });
 
   it('an aborted whole transcription leaves the queue and keeps the bound', async () => {
@@ -84,7 +85,9 @@ describe('pocketsphinx STT (Debian libpocketsphinx3, real speech from flite)', (
     a.cancel();
     b.cancel();
     await expect(stt.transcribe({ ...request, audio: fliteSay('yes') })).resolves.toBeTypeOf('string');
-    expect(stt.busy).toBe(0);
+    // a cancel gives its decoder back when the worker thread answers, which on a loaded machine
+    // can come after the transcription on the other thread: a leaked decoder never comes back
+    await eventually(() => stt.busy, (busy) => busy === 0, { what: 'every decoder free' });
   });
 
   it('expected phrases only: a grammar that hears only them', async () => {
