@@ -39,7 +39,6 @@ const busy = [
 ];
 
 const shared = {
-  sequence: { sequencer: LongestFirst },
   // Writes the random-weight test models (scripts/make-test-models.ts) before any file runs.
   globalSetup: ['test/support/global-setup.ts'],
   testTimeout: 30_000,
@@ -53,9 +52,11 @@ const shared = {
 export default defineConfig({
   test: {
     reporters: ['default'],
+    // read from the root config only (a project's own `sequencer` is ignored)
+    sequence: { sequencer: LongestFirst },
     projects: [
       {
-        test: { ...shared, name: 'busy', include: busy, maxWorkers: 2, sequence: { ...shared.sequence, groupOrder: 1 } },
+        test: { ...shared, name: 'busy', include: busy, maxWorkers: 2, sequence: { groupOrder: 1 } },
       },
       {
         test: {
@@ -65,7 +66,7 @@ export default defineConfig({
           exclude: busy,
           maxWorkers: 4,
           isolate: false,
-          sequence: { ...shared.sequence, groupOrder: 0 },
+          sequence: { groupOrder: 0 },
         },
       },
     ],

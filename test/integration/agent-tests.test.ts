@@ -129,7 +129,9 @@ const passedOf = (r: TestRun, i: number) => r.results[i]!.expectations.map((e) =
 // The tests run side by side, each on a Parley of its own (ownParley): a run paces its caller at
 // real time, so the file waits on speech far more than it works (one after another it took ~75 s).
 describe.concurrent('agent test runs through the voice path', () => {
-  it('phrase, pattern, wait and judge: a case meeting them passes, one missing them fails', async ({ onTestFinished }) => {
+  it('phrase, pattern, wait and judge: a case meeting them passes, one missing them fails', async ({
+    onTestFinished,
+  }) => {
     const p = await ownParley(onTestFinished);
     const agentId = await passthroughAgent(p, '/booking');
     const good = await addCase(p, agentId, {
@@ -200,7 +202,9 @@ describe.concurrent('agent test runs through the voice path', () => {
     expect(answers.map((m: { status: string }) => m.status)).toEqual(['complete', 'interrupted', 'complete']);
   }, 180_000);
 
-  it('call_ended and transferred: met by the webhook that hangs up or hands over, not by the other', async ({ onTestFinished }) => {
+  it('call_ended and transferred: met by the webhook that hangs up or hands over, not by the other', async ({
+    onTestFinished,
+  }) => {
     const p = await ownParley(onTestFinished);
     const hangup = await passthroughAgent(p, '/hangup');
     const transfer = await passthroughAgent(p, '/transfer');
@@ -228,7 +232,9 @@ describe.concurrent('agent test runs through the voice path', () => {
     ]);
   }, 180_000);
 
-  it('tool_called: the tool with matching arguments passes; other arguments or another tool fail', async ({ onTestFinished }) => {
+  it('tool_called: the tool with matching arguments passes; other arguments or another tool fail', async ({
+    onTestFinished,
+  }) => {
     const p = await ownParley(onTestFinished);
     const agent = await createAgent(p, {
       name: 'tests tools',
@@ -271,7 +277,9 @@ describe.concurrent('agent test runs through the voice path', () => {
     expect(result.results[1]!.expectations[0]!.detail).toContain('"order_id":"A-17"');
   }, 180_000);
 
-  it('npm run agent-test: 0 when all pass, 1 when any fails, 2 for an unknown agent or no server', async ({ onTestFinished }) => {
+  it('npm run agent-test: 0 when all pass, 1 when any fails, 2 for an unknown agent or no server', async ({
+    onTestFinished,
+  }) => {
     const p = await ownParley(onTestFinished);
     const agentId = await passthroughAgent(p, '/hangup', 'cli agent');
     const good = await addCase(p, agentId, {
@@ -279,7 +287,11 @@ describe.concurrent('agent test runs through the voice path', () => {
       turns: [{ say: 'goodbye' }],
       expect: [{ type: 'call_ended' }],
     });
-    const bad = await addCase(p, agentId, { name: 'no', turns: [{ say: 'goodbye' }], expect: [{ type: 'transferred' }] });
+    const bad = await addCase(p, agentId, {
+      name: 'no',
+      turns: [{ say: 'goodbye' }],
+      expect: [{ type: 'transferred' }],
+    });
     const env = {
       PARLEY_URL: p.url,
       PARLEY_ADMIN_API_KEY: 'test-admin-key-0123456789',

@@ -72,7 +72,11 @@ describe('pocketsphinx STT (Debian libpocketsphinx3, real speech from flite)', (
     b.cancel();
     expect(wordErrorRate([{ said: booking, heard: await waiting }])).toBeLessThanOrEqual(0.2);
     expect(wordErrorRate([{ said: booking, heard: await a.finish() }])).toBeLessThanOrEqual(0.2);
-    await eventually(() => stt.busy, (busy) => busy === 0, { what: 'every decoder free' });
+    await eventually(
+      () => stt.busy,
+      (busy) => busy === 0,
+      { what: 'every decoder free' },
+    );
   });
 
   it('an aborted whole transcription leaves the queue and keeps the bound', async () => {
@@ -87,7 +91,11 @@ describe('pocketsphinx STT (Debian libpocketsphinx3, real speech from flite)', (
     await expect(stt.transcribe({ ...request, audio: fliteSay('yes') })).resolves.toBeTypeOf('string');
     // a cancel gives its decoder back when the worker thread answers, which on a loaded machine
     // can come after the transcription on the other thread: a leaked decoder never comes back
-    await eventually(() => stt.busy, (busy) => busy === 0, { what: 'every decoder free' });
+    await eventually(
+      () => stt.busy,
+      (busy) => busy === 0,
+      { what: 'every decoder free' },
+    );
   });
 
   it('expected phrases only: a grammar that hears only them', async () => {
