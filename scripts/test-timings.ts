@@ -9,6 +9,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { projectRoot } from '../src/project/project-root.js';
+import { timingsFile } from '../test/runner/longest-first.js';
 
 interface Report {
   testResults: { name: string; startTime: number; endTime: number }[];
@@ -25,6 +26,5 @@ const seconds = Object.fromEntries(
     .map((f) => [relative(projectRoot, f.name), Math.round((f.endTime - f.startTime) / 100) / 10] as const)
     .sort(([a], [b]) => a.localeCompare(b)),
 );
-const out = new URL('../test/runner/timings.json', import.meta.url);
-writeFileSync(out, `${JSON.stringify(seconds, null, 2)}\n`);
+writeFileSync(timingsFile, `${JSON.stringify(seconds, null, 2)}\n`);
 console.log(`test timings: ${Object.keys(seconds).length} files written to test/runner/timings.json`);

@@ -119,19 +119,17 @@ describe('a phone line that echoes the agent', () => {
     // the nine lines at once: each call mostly waits on its real-time audio
     const lines = delaysMs.flatMap((delayMs) => gainsDb.map((gainDb) => ({ delayMs, gainDb, noiseDbfs })));
     const calls = await Promise.all(lines.map((echo) => echoOnly(echo)));
-    {
-      for (const [i, { phone, sessionId, played }] of calls.entries()) {
-        const combo = `${lines[i]!.delayMs} ms ${lines[i]!.gainDb} dB`;
-        const turns = turnsOf(sessionId).length;
-        results.push({
-          combo,
-          clears: phone.count('clear'),
-          heardAll: phone.audioBytes.heard === phone.audioBytes.received,
-          interrupted: played[0]!.data['interrupted'],
-          turns,
-        });
-        report.push(`${combo}: ${phone.count('clear')} clear(s), ${turns} turn(s)`);
-      }
+    for (const [i, { phone, sessionId, played }] of calls.entries()) {
+      const combo = `${lines[i]!.delayMs} ms ${lines[i]!.gainDb} dB`;
+      const turns = turnsOf(sessionId).length;
+      results.push({
+        combo,
+        clears: phone.count('clear'),
+        heardAll: phone.audioBytes.heard === phone.audioBytes.received,
+        interrupted: played[0]!.data['interrupted'],
+        turns,
+      });
+      report.push(`${combo}: ${phone.count('clear')} clear(s), ${turns} turn(s)`);
     }
     console.log(`echo only:\n  ${report.join('\n  ')}`);
     // no pause (a pause sends `clear`), no barge-in: the whole answer played, its end mark echoed;

@@ -2,6 +2,9 @@ import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
+/** Seconds per test file (path from the repository root), as the last measured run took them. */
+export const timingsFile = new URL('timings.json', import.meta.url);
+
 /**
  * The order the suite's files start in: lane by lane (`sequence.groupOrder`), and in a lane the
  * longest file first, by the seconds `test/runner/timings.json` gives it (`npm run test:timings`
@@ -14,7 +17,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  */
 export default class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const seconds = timings();
+    const seconds = JSON.parse(readFileSync(timingsFile, 'utf8')) as Record<string, number>;
     const root = this.ctx.config.root;
     const known = (spec: TestSpecification) => seconds[relative(root, spec.moduleId)] ?? Infinity;
     return [...files].sort(
@@ -24,10 +27,4 @@ export default class LongestFirst extends BaseSequencer {
         a.moduleId.localeCompare(b.moduleId),
     );
   }
-}
-
-/** Seconds per test file (path from the repository root), as the last measured run took them. */
-function timings(): Record<string, number> {
-  const file = new URL('timings.json', import.meta.url);
-  return JSON.parse(readFileSync(file, 'utf8')) as Record<string, number>;
 }
