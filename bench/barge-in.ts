@@ -3,12 +3,12 @@
  * hypothesis so far decides (machines/turn-words/barge-in.ts), in one run on the same audio. Each
  * clip of the corpus (barge-in/corpus.ts: people's recorded voices, synthetic acknowledgements and
  * noise bursts, 8 kHz) is spoken at real-time pace into one line (barge-in/line.ts: the real VAD,
- * pocketsphinx streaming) heard by four session machines: the rule before (the transcript at the
- * end of the speech decides), the new one, the new one with two words instead of three, and what a
+ * pocketsphinx streaming) heard by one session machine per rule (barge-in/line.ts): the transcript
+ * at the end of the speech, the machine's rule on the hypothesis so far and its variants, and what a
  * session does whose STT cannot stream (speech that goes on 1.5 s without a pause interrupts).
  *
- *   node --import tsx bench/barge-in.ts                 # ~6 min; writes bench/results/barge-in.{json,md}
- *   BARGE_BENCH_QUICK=1 node --import tsx bench/barge-in.ts   # ~1.5 min
+ *   node --import tsx bench/barge-in.ts                 # ~9 min; writes bench/results/barge-in.{json,md}
+ *   BARGE_BENCH_QUICK=1 node --import tsx bench/barge-in.ts   # ~2 min
  */
 import { SileroVad } from '../src/pipeline/vad/silero-vad.js';
 import { PocketsphinxStt } from '../src/providers/pocketsphinx/pocketsphinx-stt.js';
@@ -30,7 +30,16 @@ const frame = (corpusRate * frameMs) / 1000;
 /** Silence before the clip (the agent has been talking a while) and after it (the decision, the resume). */
 const leadMs = 600;
 const tailMs = 2_500;
-const rules: Rule[] = ['final', 'partial', 'partial-2', 'duration'];
+/** BARGE_BENCH_RULES=final,partial,late-500 … measures other rules (barge-in/line.ts). */
+const rules = (process.env['BARGE_BENCH_RULES']?.split(',') ?? [
+  'final',
+  'partial',
+  'partial-3',
+  'partial-2',
+  'late-500',
+  'late-800',
+  'duration',
+]) as Rule[];
 
 async function runClip(clip: Clip, vad: SileroVad, stt: PocketsphinxStt): Promise<ClipResult> {
   const line = new BargeInLine(vad, stt, rules);
@@ -79,9 +88,8 @@ export async function main(quick: boolean): Promise<BargeInReport> {
       clips.push(result);
       const show = (r: RuleOutcome) =>
         r.interrupted_ms !== null ? `interrupted ${r.interrupted_ms} ms` : r.resumed ? 'resumed' : '—';
-      console.log(
-        `barge-in ${i + 1}/${corpus.length} ${clip.name}: before ${show(result.rules.final)}, after ${show(result.rules.partial)}, two words ${show(result.rules['partial-2'])}, duration ${show(result.rules.duration)}`,
-      );
+      const shown = rules.map((rule) => `${rule} ${show(result.rules[rule]!)}`).join(', ');
+      console.log(`barge-in ${i + 1}/${corpus.length} ${clip.name}: ${shown}`);
     }
     const report: BargeInReport = {
       bench: 'barge-in',
@@ -95,7 +103,7 @@ export async function main(quick: boolean): Promise<BargeInReport> {
           rule,
           clips
             .filter((c) => c.kind === 'acknowledgement')
-            .filter((c) => c.rules[rule].interrupted_ms !== null && c.rules.final.interrupted_ms === null)
+            .filter((c) => c.rules[rule]!.interrupted_ms !== null && c.rules.final.interrupted_ms === null)
             .map((c) => c.clip),
         ]),
       ) as Record<Rule, string[]>,

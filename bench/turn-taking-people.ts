@@ -15,6 +15,7 @@
  *   PEOPLE_BENCH_QUICK=1 node --import tsx bench/turn-taking-people.ts   # ~5 min
  *   PEOPLE_BENCH_SESSIONS=3 …   # callers at once (default 2)
  *   PEOPLE_BENCH_ROWS=default,off …   # only the rows whose names hold these words
+ *   PEOPLE_BENCH_LOG=debug …   # Parley's log at that level on stdout (the statement-end verdicts are at debug)
  */
 import type { Parley } from '../src/parley.js';
 import { ProviderRegistry } from '../src/providers/registry.js';
@@ -99,7 +100,12 @@ export async function main(quick: boolean): Promise<void> {
   const wallStart = performance.now();
   try {
     // the default install's models (MODELS_DIR's default, ./models), not the random-weight test ones
-    const config = await benchConfig(redis.url, { MODELS_DIR: undefined, PARLEY_POCKETSPHINX_THREADS: '2' });
+    const config = await benchConfig(redis.url, {
+      MODELS_DIR: undefined,
+      PARLEY_POCKETSPHINX_THREADS: '2',
+      PARLEY_LOG_LEVEL: process.env['PEOPLE_BENCH_LOG'] ?? 'silent',
+      PARLEY_LOG_FORMAT: 'json',
+    });
     const fake = fakeSpeech(
       list.flatMap((s) => s.utterance.flatMap((p) => ('phrase' in p ? [p.phrase] : []))),
       sttLog,

@@ -81,7 +81,7 @@ export function dropTurn(context: SessionContext): Update {
 export function heard(context: SessionContext, event: SessionEvent): Update {
   if (event.type !== 'TRANSCRIBED') return {};
   const spoken = context.pending?.kind === 'audio' ? event.at - context.pending.speechEndedAt : 0;
-  const wait = endpointingWaitMs(event.text, context.turnTaking.waits, event.complete === true);
+  const wait = endpointingWaitMs(event.text, context.turnTaking.waits, event.complete);
   return { transcript: event.text, waitMs: Math.max(0, wait - spoken) };
 }
 
@@ -138,7 +138,7 @@ export function realInterruptionSoFar(context: SessionContext, event: SessionEve
   return (
     event.type === 'OVERHEARING' &&
     context.overlapLongEnough &&
-    interruptsSoFar(event.partial, context.turnTaking.backchannelWords)
+    interruptsSoFar(event.partial, context.turnTaking.backchannelWords, event.speechMs)
   );
 }
 

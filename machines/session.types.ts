@@ -95,14 +95,18 @@ export type SessionEvent =
   | { type: 'TEXT'; text: string; receivedAt: number }
   /**
    * The turn's transcript, and when it arrived (wall-clock ms). `complete`: evidence on the box
-   * (language model and pitch, src/pipeline/turn/statement-end.ts) says an unpunctuated transcript
-   * is a finished statement; absent when nothing judged it.
+   * (language model, pitch and fade, src/pipeline/turn/statement-end.ts) says an unpunctuated
+   * transcript is a finished statement (true) or not (false; for a question without punctuation,
+   * that the voice stopped at full strength); absent when nothing judged it.
    */
   | { type: 'TRANSCRIBED'; text: string; at: number; complete?: boolean }
   | { type: 'END_OF_TURN'; probability: number }
   | { type: 'OVERHEARD'; text: string }
-  /** The recogniser's hypothesis so far of the speech over the agent, sent while it is spoken. */
-  | { type: 'OVERHEARING'; partial: string }
+  /**
+   * The recogniser's hypothesis so far of the speech over the agent, sent while it is spoken;
+   * `speechMs`: how long that speech had gone on (from its onset) when the hypothesis was read.
+   */
+  | { type: 'OVERHEARING'; partial: string; speechMs: number }
   /** Speech over the agent has gone on long without a pause (an STT without a hypothesis so far). */
   | { type: 'LONG_SPEECH' }
   | { type: 'AUDIO_STARTED' }

@@ -14,8 +14,7 @@ import { EMPTY, from, NEVER, Observable, share, Subject } from 'rxjs';
 import { createActor, fromEventObservable, type Actor } from 'xstate';
 import { pino } from 'pino';
 import { sessionMachine, type ReplyInput, type SessionEvent } from '../../machines/session.machine.js';
-import { sayingWords } from '../../machines/turn-words/barge-in.js';
-import { mostlyLetters } from '../../machines/turn-words/phrases.js';
+import { interruptsSoFar } from '../../machines/turn-words/barge-in.js';
 import type { AudioFrame } from '../../src/audio/audio-frame.js';
 import type { SileroVad } from '../../src/pipeline/vad/silero-vad.js';
 import type { PocketsphinxStt } from '../../src/providers/pocketsphinx/pocketsphinx-stt.js';
@@ -29,11 +28,13 @@ import { corpusRate } from './corpus.js';
 
 /**
  * `final`: the rule before (no `overhearing` actor: the transcript at the end of the speech
- * decides); `partial`: the hypothesis so far decides (three words that say something);
- * `partial-2`: the same with two; `duration`: what a session whose STT cannot stream does (speech
- * that goes on `longSpeechMs` without a pause interrupts).
+ * decides); `partial`: the hypothesis so far decides (the machine's rule: three words that say
+ * something, or two once the speech has gone on `twoWordsAfterMs`); `partial-3`: three words only
+ * (the rule before two late words counted); `partial-2`: two words at any time; `duration`: what
+ * a session whose STT cannot stream does (speech that goes on `longSpeechMs` without a pause
+ * interrupts).
  */
-export type Rule = 'final' | 'partial' | 'partial-2' | 'duration';
+export type Rule = 'final' | 'partial' | 'partial-3' | 'partial-2' | 'duration' | `late-${number}`;
 export type Decided = 'playback_paused' | 'playback_resumed' | 'interrupted';
 
 /** What one machine decided, each with the stream time it came at and the words it decided on. */
@@ -42,20 +43,32 @@ export type Decisions = { type: Decided; atMs: number; on: string | null }[];
 const agent = defaultAgentSettings as unknown as StoredAgent;
 const logger = pino({ level: 'silent' });
 
-/** The two-word variant of the machine's `realInterruptionSoFar` guard. */
-const twoWords = {
-  realInterruptionSoFar: ({
-    context,
-    event,
-  }: {
-    context: { overlapLongEnough: boolean; turnTaking: { backchannelWords: readonly string[] } };
-    event: SessionEvent;
-  }) =>
-    event.type === 'OVERHEARING' &&
-    context.overlapLongEnough &&
-    !mostlyLetters(event.partial) &&
-    sayingWords(event.partial, context.turnTaking.backchannelWords).length >= 2,
+/** The variants of the machine's `realInterruptionSoFar` guard: words that interrupt, and from when two do. */
+const variants: Partial<Record<Rule, { words: number; twoWordsAfterMs: number }>> = {
+  'partial-3': { words: 3, twoWordsAfterMs: Infinity },
+  'partial-2': { words: 2, twoWordsAfterMs: 0 },
 };
+
+function variantOf(rule: Rule): { words: number; twoWordsAfterMs: number } | undefined {
+  const late = /^late-(\d+)$/.exec(rule);
+  return late === null ? variants[rule] : { words: 3, twoWordsAfterMs: Number(late[1]) };
+}
+
+/** The machine's `realInterruptionSoFar` guard with another rule. */
+function guardOf(rule: { words: number; twoWordsAfterMs: number }) {
+  return {
+    realInterruptionSoFar: ({
+      context,
+      event,
+    }: {
+      context: { overlapLongEnough: boolean; turnTaking: { backchannelWords: readonly string[] } };
+      event: SessionEvent;
+    }) =>
+      event.type === 'OVERHEARING' &&
+      context.overlapLongEnough &&
+      interruptsSoFar(event.partial, context.turnTaking.backchannelWords, event.speechMs, rule),
+  };
+}
 
 export class BargeInLine {
   readonly decided = new Map<Rule, Decisions>();
@@ -100,7 +113,7 @@ export class BargeInLine {
       this.decided.set(rule, decided);
       let words: string | null = null;
       const machine = sessionMachine.provide({
-        guards: rule === 'partial-2' ? twoWords : {},
+        guards: variantOf(rule) === undefined ? {} : guardOf(variantOf(rule)!),
         actors: {
           ...checks,
           overhearing:

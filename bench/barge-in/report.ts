@@ -48,14 +48,14 @@ export interface BargeInReport {
 export function summarizeRule(rule: Rule, clips: ClipResult[]): RuleSummary {
   const people = clips.filter((c) => c.kind === 'interruption');
   const acks = clips.filter((c) => c.kind === 'acknowledgement');
-  const times = people.map((c) => c.rules[rule].interrupted_ms).filter((t) => t !== null);
+  const times = people.map((c) => c.rules[rule]!.interrupted_ms).filter((t) => t !== null);
   const s = summarize(times);
   return {
     rule,
     interrupted_ms: { p50: s.p50_ms, p90: s.p90_ms, max: s.max_ms, count: s.count },
     interruptions: people.length,
-    before_speech_end: people.filter((c) => c.rules[rule].before_speech_end).length,
-    acknowledgements_kept: acks.filter((c) => c.rules[rule].interrupted_ms === null).length,
+    before_speech_end: people.filter((c) => c.rules[rule]!.before_speech_end).length,
+    acknowledgements_kept: acks.filter((c) => c.rules[rule]!.interrupted_ms === null).length,
     acknowledgements: acks.length,
   };
 }
@@ -63,17 +63,20 @@ export function summarizeRule(rule: Rule, clips: ClipResult[]): RuleSummary {
 const ms = (v: number | null) => (v === null || Number.isNaN(v) ? '—' : String(Math.round(v)));
 const pct = (n: number, of: number) => `${n} / ${of} (${of === 0 ? 0 : round((100 * n) / of, 0)} %)`;
 
-const labels: Record<Rule, string> = {
+const labels: Record<string, string> = {
   final: 'before: the transcript at the end',
-  partial: 'after: the hypothesis so far, 3 words',
-  'partial-2': 'the same with 2 words',
+  partial: 'after: the hypothesis so far, 3 words or 2 from 600 ms',
+  'partial-3': 'the same, 3 words only',
+  'partial-2': 'the same, 2 words at once',
   duration: 'no hypothesis: 1.5 s of speech',
 };
+
+const labelOf = (rule: Rule) => labels[rule] ?? `3 words or 2 from ${rule.slice('late-'.length)} ms`;
 
 export function renderMarkdown(r: BargeInReport): string {
   const row = (measure: string, value: (s: RuleSummary) => string) => [measure, ...r.rules.map(value)];
   const summary = markdownTable(
-    ['measure', ...r.rules.map((s) => labels[s.rule])],
+    ['measure', ...r.rules.map((s) => labelOf(s.rule))],
     [
       row(
         'onset → `interrupted`, recorded voices, p50 / p90 ms',
@@ -84,7 +87,7 @@ export function renderMarkdown(r: BargeInReport): string {
       row('acknowledgements and noise bursts that did not interrupt', (s) =>
         pct(s.acknowledgements_kept, s.acknowledgements),
       ),
-      row('… interrupted where the rule before let them be', (s) => String(r.new_false_interruptions[s.rule].length)),
+      row('… interrupted where the rule before let them be', (s) => String(r.new_false_interruptions[s.rule]!.length)),
     ],
     ['left', ...r.rules.map((): 'right' => 'right')],
   );
@@ -96,10 +99,10 @@ export function renderMarkdown(r: BargeInReport): string {
         : o.paused
           ? 'paused'
           : 'not paused';
-  const rows = r.clips.map((c) => [c.clip, c.speech_ms, ...r.rules.map((s) => cell(c.rules[s.rule]))]);
+  const rows = r.clips.map((c) => [c.clip, c.speech_ms, ...r.rules.map((s) => cell(c.rules[s.rule]!))]);
   const extra = r.rules
     .filter((s) => s.rule !== 'final')
-    .map((s) => `- ${labels[s.rule]}: ${r.new_false_interruptions[s.rule].join(', ') || 'none'}`);
+    .map((s) => `- ${labelOf(s.rule)}: ${r.new_false_interruptions[s.rule]!.join(', ') || 'none'}`);
   return [
     `# Barge-in: onset → interrupted (${r.started_at})`,
     '',
@@ -111,7 +114,7 @@ export function renderMarkdown(r: BargeInReport): string {
     '',
     ...extra,
     '',
-    markdownTable(['clip', 'speech ms', ...r.rules.map((s) => labels[s.rule])], rows, [
+    markdownTable(['clip', 'speech ms', ...r.rules.map((s) => labelOf(s.rule))], rows, [
       'left',
       'right',
       ...r.rules.map((): 'left' => 'left'),

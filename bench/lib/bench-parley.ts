@@ -4,6 +4,7 @@
  * the test models unless `env` names others), and the child-process side of spawnServer.
  */
 import { loadConfig, type Config } from '../../src/config/config.js';
+import { createLogger } from '../../src/logging/logger.js';
 import type { OpenParleyOptions, Parley } from '../../src/parley.js';
 import { openListening } from '../../test/support/open-parley.js';
 import { testModelsDir } from '../../test/support/test-models.js';
@@ -24,12 +25,12 @@ export async function benchConfig(redisUrl: string, env: Record<string, string |
   });
 }
 
-/** A Parley of `config` in this process, listening on a random port of 127.0.0.1. */
+/** A Parley of `config` in this process, listening on a random port of 127.0.0.1, logging at its level. */
 export function openBenchParley(
   config: Config,
   options: OpenParleyOptions = {},
 ): Promise<{ parley: Parley; url: string }> {
-  return openListening(config, options);
+  return openListening(config, options, createLogger(config.logLevel, config.logFormat));
 }
 
 /**

@@ -5,20 +5,29 @@ import { mostlyLetters, wordsOutside } from './phrases.js';
  * so far of that speech (OVERHEARING), not its final transcript, which comes only once the user
  * stops. Pure; the session machine calls it.
  *
- * A hypothesis so far interrupts when it holds `wordsToInterrupt` words that say something: words
- * that are not an acknowledgement (the agent's `backchannel_words`), a filler sound, a single
- * letter, or "a", "an", "the", "and", and the hypothesis is not mostly single letters (a murmur).
- * Fewer such words wait for more: "okay" waits, and so do "okay so" and "okay so what"; "okay so
- * what about" interrupts. Acknowledgements neither count nor block.
+ * A hypothesis so far interrupts when it holds `wordsToInterrupt` words that say something, or two
+ * once the speech has gone on `twoWordsAfterMs`: words that are not an acknowledgement (the agent's
+ * `backchannel_words`), a filler sound, a single letter, or "a", "an", "the", "and", and the
+ * hypothesis is not mostly single letters (a murmur). Fewer such words wait for more: "okay" and
+ * "okay so" wait; "okay so what" interrupts from 600 ms, "okay so what about" at once.
+ * Acknowledgements neither count nor block.
  *
- * Why three: a streaming recogniser's hypothesis of an acknowledgement or a hum wanders on its way
- * to the final words (on a phone line pocketsphinx hears "got it" as "got to…", a slow "hmm" as
- * "age limit…"). In the barge-in bench (bench/README.md), two words decided ~300 ms sooner on
- * recorded callers (600 against 880 ms p50) but interrupted 1–2 of 43 synthetic acknowledgements
- * that the final transcript let resume; three, none.
+ * Why two only late: a streaming recogniser's hypothesis of an acknowledgement wanders on its way
+ * to the final words (on a phone line pocketsphinx hears "got it" as "go to…"), but an
+ * acknowledgement is over within ~600 ms. In the barge-in bench (bench/README.md), on recorded
+ * callers: three words only 860 ms p50, this rule 680, two words at any time 620 but 3 of 43
+ * synthetic acknowledgements interrupted that the final transcript let resume (this rule: 1, a
+ * slow 925 ms "mm-hmm").
  */
 
 export const wordsToInterrupt = 3;
+/**
+ * Two such words interrupt once the speech has gone on this long (ms from its onset): longer than
+ * most acknowledgements last ("got it", "okay": 200–600 ms), so a wandering hypothesis of one
+ * ("go to…" for "got it") is over before it counts, while a caller with something to say is
+ * still talking.
+ */
+export const twoWordsAfterMs = 600;
 
 /** Sounds that are no words of an interruption, whatever the agent's acknowledgements. */
 const fillers = new Set(['um', 'uh', 'er', 'erm', 'ah', 'hmm', 'mm', 'mhm', 'huh', 'oh']);
@@ -32,9 +41,20 @@ export function sayingWords(partial: string, backchannelWords: readonly string[]
   );
 }
 
-/** Whether the hypothesis so far of speech over the agent says enough to interrupt it. */
-export function interruptsSoFar(partial: string, backchannelWords: readonly string[]): boolean {
-  return !mostlyLetters(partial) && sayingWords(partial, backchannelWords).length >= wordsToInterrupt;
+/**
+ * Whether the hypothesis so far of speech over the agent, read `speechMs` after its onset, says
+ * enough to interrupt it: `wordsToInterrupt` words that say something, or two once the speech has
+ * gone on `twoWordsAfterMs`.
+ */
+export function interruptsSoFar(
+  partial: string,
+  backchannelWords: readonly string[],
+  speechMs: number,
+  rule: { words: number; twoWordsAfterMs: number } = { words: wordsToInterrupt, twoWordsAfterMs },
+): boolean {
+  if (mostlyLetters(partial)) return false;
+  const saying = sayingWords(partial, backchannelWords).length;
+  return saying >= rule.words || (saying >= 2 && speechMs >= rule.twoWordsAfterMs);
 }
 
 /**

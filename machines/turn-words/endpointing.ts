@@ -25,7 +25,8 @@ export interface EndpointingWaits {
  *
  * `question`: an unpunctuated transcript (a recogniser such as pocketsphinx writes no punctuation)
  * that reads as a whole question: it opens with a question word or an inverted auxiliary, has at
- * least four words, and its last word can end a sentence. It waits as a finished sentence does.
+ * least four words, and its last word can end a sentence. It waits as a finished sentence does,
+ * unless the audio says the voice stopped at full strength (cut off mid-sentence).
  */
 export type TranscriptEnding = 'punctuation' | 'question' | 'statement' | 'number' | 'continuation' | 'other';
 
@@ -113,10 +114,12 @@ const openEndings = new Set(
 
 /**
  * How `transcript` ends, for the wait. Numbers win over punctuation: STT ends "555 0123." with a
- * dot. `complete`: the transcript was judged a finished statement (only an ending that would
- * otherwise be `other` becomes `statement`: a trailing "and" or a number still waits longer).
+ * dot. `complete`: what the audio said of it (src/pipeline/turn/statement-end.ts). True: a finished
+ * statement (only an ending that would otherwise be `other` becomes `statement`: a trailing "and"
+ * or a number still waits longer). False: unfinished, the voice stopped at full strength (a
+ * `question` becomes `other`). Undefined: nothing judged it.
  */
-export function transcriptEnding(transcript: string, complete = false): TranscriptEnding {
+export function transcriptEnding(transcript: string, complete?: boolean): TranscriptEnding {
   const text = transcript.trim();
   const words = wordsOf(text);
   const last = words.at(-1);
@@ -128,12 +131,12 @@ export function transcriptEnding(transcript: string, complete = false): Transcri
   if (/\d/.test(last) || numberWord || last.includes('@') || spelling(words)) return 'number';
   if (/(\.\.\.|…|[,;:\-–—])$/.test(text) || continuations.has(last)) return 'continuation';
   if (terminal) return 'punctuation';
-  if (unpunctuatedQuestion(text, words)) return 'question';
-  return complete ? 'statement' : 'other';
+  if (unpunctuatedQuestion(text, words)) return complete === false ? 'other' : 'question';
+  return complete === true ? 'statement' : 'other';
 }
 
 /** The silence (ms after the end of speech) that ends a turn whose transcript so far is `transcript` (`complete`: see `transcriptEnding`). */
-export function endpointingWaitMs(transcript: string, waits: EndpointingWaits, complete = false): number {
+export function endpointingWaitMs(transcript: string, waits: EndpointingWaits, complete?: boolean): number {
   switch (transcriptEnding(transcript, complete)) {
     case 'punctuation':
     case 'question':

@@ -14,11 +14,12 @@ import {
 import type { Logger } from 'pino';
 import { fromEventObservable } from 'xstate';
 import type { AudioCheckInput, SessionEvent } from '../../machines/session.machine.js';
+import { twoWordsAfterMs } from '../../machines/turn-words/barge-in.js';
 import { abortable } from '../pipeline/reply/abortable.js';
 import type { ReplyStages } from '../pipeline/reply/reply.js';
 import { StageFailure } from '../pipeline/reply/stage-failure.js';
 import type { EndOfTurnModel } from '../pipeline/turn/end-of-turn-model.js';
-import { StatementEnd } from '../pipeline/turn/statement-end.js';
+import { StatementEnd, type StatementVerdict } from '../pipeline/turn/statement-end.js';
 import type { StoredAgent } from '../schemas/agent.js';
 import type { ServerEvent } from './transport/messages.js';
 import type { SegmentTranscripts } from './segment-transcripts.js';
@@ -83,16 +84,19 @@ export const longSpeechMs = 1_500;
 /**
  * What is known of the speech over the agent while it goes on, until the machine stops listening
  * for it: a streaming recogniser's hypothesis so far (`partial`), read every `partialEveryMs` and
- * sent (OVERHEARING) each time it changes; without one (null), only that it has gone on for
+ * sent (OVERHEARING, with the ms since the onset) each time it changes, and once more unchanged
+ * when the speech reaches `twoWordsAfterMs` (two words may interrupt from then on); without one (null), only that it has gone on for
  * `longSpeechMs` (LONG_SPEECH): no words to read, and no STT call spent on speech still going on.
  */
 export function overhearingEvents(partial: (() => string) | null): Observable<SessionEvent> {
   if (partial === null) return timer(longSpeechMs).pipe(map((): SessionEvent => ({ type: 'LONG_SPEECH' })));
+  const late = (speechMs: number) => speechMs >= twoWordsAfterMs;
   return interval(partialEveryMs).pipe(
-    map(() => partial().trim()),
-    distinctUntilChanged(),
-    filter((text) => text !== ''),
-    map((text): SessionEvent => ({ type: 'OVERHEARING', partial: text })),
+    map((k) => ({ partial: partial().trim(), speechMs: (k + 1) * partialEveryMs })),
+    // a hypothesis that has not changed is sent again once, when two of its words may interrupt
+    distinctUntilChanged((a, b) => a.partial === b.partial && late(a.speechMs) === late(b.speechMs)),
+    filter(({ partial: text }) => text !== ''),
+    map(({ partial: text, speechMs }): SessionEvent => ({ type: 'OVERHEARING', partial: text, speechMs })),
   );
 }
 
@@ -125,14 +129,15 @@ export function checkActors(s: CheckSources) {
 
 /**
  * The session's statement-end rule (one per session: it learns the speaker's pitch floor), as the
- * turn graph asks for it: a finished statement or not, logged with its evidence; undefined without
+ * turn graph asks for it: its verdict (a finished statement or not, and whether the voice faded
+ * out), logged with its evidence; undefined without
  * a language model on the box or with the rule off for the agent (`statement_end_threshold` null).
  */
 export function statementEnds(
   deps: Pick<VoiceSessionDeps, 'sentenceEnds' | 'logger'>,
   agent: Pick<StoredAgent, 'statement_end_threshold' | 'statement_end_pitch' | 'endpointing_mode'>,
   sessionId: string,
-): ((transcript: string, audio: Int16Array) => boolean | null) | undefined {
+): ((transcript: string, audio: Int16Array) => StatementVerdict | null) | undefined {
   if (deps.sentenceEnds === undefined || agent.endpointing_mode !== 'smart' || agent.statement_end_threshold === null)
     return undefined;
   const rule = new StatementEnd(deps.sentenceEnds, {
@@ -142,6 +147,6 @@ export function statementEnds(
   return (transcript, audio) => {
     const verdict = rule.judge(transcript, audio, 16_000);
     deps.logger.debug({ session_id: sessionId, transcript, ...verdict }, 'statement end judged');
-    return verdict?.complete ?? null;
+    return verdict;
   };
 }

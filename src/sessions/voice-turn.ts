@@ -24,6 +24,7 @@ import type { PlayoutEvent, SpeechChunk } from '../pipeline/reply/playout.js';
 import { reply, type ReplyEvent, type ReplySource, type ReplyStages } from '../pipeline/reply/reply.js';
 import type { CallControl } from './call-control.js';
 import { transcriptEnding } from '../../machines/turn-words/endpointing.js';
+import type { StatementVerdict } from '../pipeline/turn/statement-end.js';
 import { TurnReport, type TurnOrigin, type TurnScope } from '../session-writes/turn-report.js';
 import { failureMessage, fallbackEvents, type TurnFailed } from './turn-failure.js';
 import type { MediaTransport } from './transport/media-transport.js';
@@ -43,7 +44,7 @@ export interface TurnGraph extends TurnScope {
    * Whether an unpunctuated transcript of an utterance (16 kHz audio) is a finished statement
    * (src/pipeline/turn/statement-end.ts); absent or null: no evidence, the words alone decide.
    */
-  statementEnd?: ((transcript: string, audio: Int16Array) => boolean | null) | undefined;
+  statementEnd?: ((transcript: string, audio: Int16Array) => StatementVerdict | null) | undefined;
 }
 
 /**
@@ -257,11 +258,23 @@ function replySource(origin: TurnOrigin): ReplySource {
   return { kind: origin.kind, text: origin.text };
 }
 
-/** The statement-end verdict on a transcript of this turn's utterance, when there is one to judge. */
+/**
+ * What the audio says of a transcript of this turn's utterance, when there is something to judge
+ * (TRANSCRIBED's `complete`): an unpunctuated transcript that is no question is a finished
+ * statement or not; a question without punctuation is unfinished (false) when the voice stopped at
+ * full strength, and otherwise stands (null).
+ */
 function judged(graph: TurnGraph, origin: TurnOrigin): (transcript: string) => boolean | null {
   const judge = graph.statementEnd;
   if (judge === undefined || origin.kind !== 'audio' || origin.transcript !== undefined) return () => null;
-  return (transcript) => (transcriptEnding(transcript) === 'other' ? judge(transcript, origin.audio) : null);
+  return (transcript) => {
+    const ending = transcriptEnding(transcript);
+    if (ending !== 'other' && ending !== 'question') return null;
+    const verdict = judge(transcript, origin.audio);
+    if (verdict === null) return null;
+    if (ending === 'other') return verdict.complete;
+    return verdict.fadedOut ? null : false;
+  };
 }
 
 function toMachine(

@@ -10,6 +10,7 @@ import {
   type SessionMachineInput,
   type SpeakInput,
 } from '../../machines/session.machine.js';
+import { twoWordsAfterMs } from '../../machines/turn-words/barge-in.js';
 
 /**
  * Barge-in decided while the user is still talking over the agent: the `overhearing` actor sends
@@ -65,7 +66,11 @@ function start(settings: Partial<SessionMachineInput> = {}) {
         () =>
           new Observable<SessionEvent>((subscriber) => {
             log.actors.push('+overhearing');
-            const heard = said.subscribe((partial) => subscriber.next({ type: 'OVERHEARING', partial }));
+            // read as the session reads it: with the ms since the speech began (the actor started at its onset)
+            const onset = clock.now();
+            const heard = said.subscribe((partial) =>
+              subscriber.next({ type: 'OVERHEARING', partial, speechMs: clock.now() - onset }),
+            );
             return () => {
               heard.unsubscribe();
               log.actors.push('-overhearing');
@@ -145,7 +150,7 @@ describe('barge-in while the user is still talking', () => {
     expect(m.kinds()).toContain('interrupted');
   });
 
-  it('"okay" growing into "okay so what about…" waits for three words past the acknowledgement', () => {
+  it('"okay" growing into "okay so what about…" waits for three words past the acknowledgement, early on', () => {
     const m = talkingOver();
     m.clock.increment(300);
     for (const partial of ['okay', 'okay so', 'okay so what']) {
@@ -153,6 +158,19 @@ describe('barge-in while the user is still talking', () => {
       expect(m.kinds(), partial).toEqual(['turn_started', 'playback_paused']);
     }
     m.said.next('okay so what about');
+    expect(m.kinds()).toEqual(['turn_started', 'playback_paused', 'interrupted']);
+  });
+
+  it('two words that say something interrupt once the speech has gone on twoWordsAfterMs', () => {
+    const m = talkingOver();
+    m.clock.increment(300);
+    m.said.next('what time');
+    expect(m.kinds()).toEqual(['turn_started', 'playback_paused']);
+    m.clock.increment(twoWordsAfterMs - 300 - 1);
+    m.said.next('what time');
+    expect(m.kinds()).toEqual(['turn_started', 'playback_paused']);
+    m.clock.increment(1);
+    m.said.next('what time'); // the session sends the same hypothesis again at that moment
     expect(m.kinds()).toEqual(['turn_started', 'playback_paused', 'interrupted']);
   });
 
@@ -164,7 +182,7 @@ describe('barge-in while the user is still talking', () => {
   ] as const) {
     it(`${what} never interrupts mid-speech; its transcript at the end resumes playback`, () => {
       const m = talkingOver();
-      m.clock.increment(600);
+      m.clock.increment(400); // an acknowledgement is over before twoWordsAfterMs
       for (const partial of partials) m.said.next(partial);
       expect(m.kinds()).toEqual(['turn_started', 'playback_paused']);
       m.actor.send(segment(2_000, 600));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { interruptsSoFar, sayingWords } from '../../machines/turn-words/barge-in.js';
+import { interruptsSoFar, sayingWords, twoWordsAfterMs } from '../../machines/turn-words/barge-in.js';
 import { wordsOutside } from '../../machines/turn-words/phrases.js';
 import { defaultTurnTakingSettings } from '../../src/schemas/turn-taking.js';
 
@@ -35,7 +35,24 @@ describe('barge-in on the hypothesis so far', () => {
     ['m m h m a', false],
     ['', false],
   ])('"%s" → %s', (partial, interrupts) => {
-    expect(interruptsSoFar(partial, acknowledgements)).toBe(interrupts);
+    expect(interruptsSoFar(partial, acknowledgements, 300)).toBe(interrupts);
+  });
+
+  it.each([
+    // two words that say something interrupt once the speech has gone on twoWordsAfterMs…
+    ['what time', 599, false],
+    ['what time', 600, true],
+    ['okay so what', 600, true],
+    ['no thanks', 600, true],
+    ['the party', 5_000, false],
+    // …one does not, however long, nor acknowledgements, fillers, "a/an/the/and" or letters
+    ['okay so', 5_000, false],
+    ['uh huh okay yeah', 5_000, false],
+    ['and and made', 5_000, false],
+    ['an m h and m', 5_000, false],
+  ])('"%s" at %i ms → %s', (partial, speechMs, interrupts) => {
+    expect(twoWordsAfterMs).toBe(600);
+    expect(interruptsSoFar(partial, acknowledgements, speechMs)).toBe(interrupts);
   });
 
   it('acknowledgements, fillers, single letters and a/an/the/and say nothing', () => {

@@ -50,6 +50,17 @@ describe('how a transcript ends', () => {
     expect(endpointingWaitMs('i would like to book a table and', waits, true)).toBe(3);
     expect(endpointingWaitMs('my number is five five five', waits, true)).toBe(2);
   });
+
+  it('a question without punctuation whose voice stopped at full strength waits as any other transcript', () => {
+    const waits = { punctuationMs: 1, numberMs: 2, maxMs: 3, defaultMs: 4 };
+    expect(transcriptEnding('which folder should i save', false)).toBe('other');
+    expect(endpointingWaitMs('which folder should i save', waits, false)).toBe(4);
+    // faded out, or not judged: still a whole question
+    expect(endpointingWaitMs('which folder should i save', waits)).toBe(1);
+    // "false" never lengthens another ending's wait
+    expect(endpointingWaitMs('Yes.', waits, false)).toBe(1);
+    expect(endpointingWaitMs('call 911', waits, false)).toBe(2);
+  });
 });
 
 describe('a murmur a recogniser wrote as letters', () => {

@@ -3,6 +3,7 @@ import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 import { StageFailure } from '../../src/pipeline/reply/stage-failure.js';
 import type { SessionEvent } from '../../machines/session.machine.js';
+import { twoWordsAfterMs } from '../../machines/turn-words/barge-in.js';
 import type { ServerEvent } from '../../src/sessions/transport/messages.js';
 import { longSpeechMs, overhearingEvents, overheardEvents, partialEveryMs } from '../../src/sessions/voice-checks.js';
 
@@ -43,17 +44,19 @@ describe('what is known of the speech over the agent while it goes on', () => {
     });
     return out;
   }
-  const heard = (partial: string) => ({ type: 'OVERHEARING', partial });
+  const heard = (partial: string, speechMs: number) => ({ type: 'OVERHEARING', partial, speechMs });
 
   it("a streaming recogniser's hypothesis is read every partialEveryMs and sent when it changes (OVERHEARING)", () => {
     const hypotheses = ['', 'what', 'what', ' what about ', 'what about', '', 'what about it'];
     let read = 0;
-    const events = timed(() => overhearingEvents(() => hypotheses[read++] ?? 'what about it'), 600);
+    const events = timed(() => overhearingEvents(() => hypotheses[read++] ?? 'what about it'), 800);
     expect(partialEveryMs).toBe(50);
     expect(events).toEqual([
-      [100, heard('what')],
-      [200, heard('what about')],
-      [350, heard('what about it')],
+      [100, heard('what', 100)],
+      [200, heard('what about', 200)],
+      [350, heard('what about it', 350)],
+      // unchanged, sent once more when two words may interrupt
+      [twoWordsAfterMs, heard('what about it', twoWordsAfterMs)],
     ]);
   });
 

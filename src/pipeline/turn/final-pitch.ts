@@ -1,4 +1,4 @@
-import { pitchTrack } from './pitch-track.js';
+import { pitchTrack, type PitchFrame } from './pitch-track.js';
 
 /** The pitch an utterance ends on, beside its own middle. */
 export interface FinalPitch {
@@ -19,9 +19,18 @@ const windowMs = 2_000;
  * too little of it is voiced. `speaker` learns the voiced frames.
  */
 export function finalPitch(audio: Int16Array, sampleRate: number, speaker?: SpeakerPitch): FinalPitch | null {
+  return pitchOfTrack(endTrack(audio, sampleRate), speaker);
+}
+
+/** The pitch track of the end of `audio` (its last 2 s) that the final pitch and fade are read from. */
+export function endTrack(audio: Int16Array, sampleRate: number): PitchFrame[] {
+  return pitchTrack(audio.subarray(Math.max(0, audio.length - (sampleRate * windowMs) / 1_000)), sampleRate);
+}
+
+/** `finalPitch` of a track `endTrack` made. */
+export function pitchOfTrack(track: readonly PitchFrame[], speaker?: SpeakerPitch): FinalPitch | null {
   const voiced: [frame: number, hz: number][] = [];
-  const tail = audio.subarray(Math.max(0, audio.length - (sampleRate * windowMs) / 1_000));
-  pitchTrack(tail, sampleRate).forEach((f, k) => {
+  track.forEach((f, k) => {
     if (f.f0 > 0) voiced.push([k, f.f0]);
   });
   speaker?.add(voiced.map(([, hz]) => hz));

@@ -1,5 +1,6 @@
 import { wordsOf } from '../../../machines/turn-words/phrases.js';
-import { finalPitch, semitones, SpeakerPitch } from './final-pitch.js';
+import { fadedOut, finalFade } from './final-fade.js';
+import { endTrack, pitchOfTrack, semitones, SpeakerPitch } from './final-pitch.js';
 import type { SentenceEndLm } from './sentence-end-lm.js';
 
 /** The agent's settings of the rule (README "Turn-taking"). */
@@ -19,6 +20,10 @@ export interface StatementVerdict {
   fall: number | null;
   /** Final pitch above the speaker's floor, in semitones. */
   aboveFloor: number | null;
+  /** How far the voice fell over its last 200 ms, as a share of its range; null: too noisy to tell. */
+  fade: number | null;
+  /** The voice faded out at the end (or the line was too noisy to tell), as a finished utterance does. */
+  fadedOut: boolean;
 }
 
 /** The final pitch must lie this far below the utterance's median (semitones)… */
@@ -46,11 +51,22 @@ export class StatementEnd {
     const { lmThreshold, pitchCheck } = this.settings;
     if (lmThreshold === null) return null;
     const lm = this.lm.endLog10(wordsOf(transcript));
-    const pitch = finalPitch(audio, sampleRate, this.#speaker);
+    const track = endTrack(audio, sampleRate);
+    const pitch = pitchOfTrack(track, this.#speaker);
     const floor = this.#speaker.floorHz;
     const fall = pitch === null ? null : semitones(pitch.endHz, pitch.medianHz);
     const aboveFloor = pitch === null || floor === null ? null : semitones(pitch.endHz, floor);
     const falls = fall !== null && aboveFloor !== null && fall <= minFall && aboveFloor <= maxAboveFloor;
-    return { complete: lm >= lmThreshold && (!pitchCheck || falls), lm, fall, aboveFloor };
+    const ending = finalFade(track);
+    // with the voice check off, nothing is read from the audio
+    const faded = !pitchCheck || fadedOut(ending);
+    return {
+      complete: lm >= lmThreshold && (!pitchCheck || (falls && faded)),
+      lm,
+      fall,
+      aboveFloor,
+      fade: ending === null ? null : ending.fallDb / ending.rangeDb,
+      fadedOut: faded,
+    };
   }
 }
