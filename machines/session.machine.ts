@@ -1,4 +1,4 @@
-import { EMPTY } from 'rxjs';
+import { EMPTY, of } from 'rxjs';
 import { assign, emit, fromEventObservable, fromPromise, setup, type ActorRefFrom } from 'xstate';
 import * as update from './session.context.js';
 import { talkedOver } from './talked-over.js';
@@ -19,6 +19,8 @@ import { talkedOver } from './talked-over.js';
  * - `overhear`: transcribes speech heard over the agent (OVERHEARD), to tell a barge-in from "uh-huh".
  * - `overhearing`: while that speech goes on, the recogniser's hypothesis so far (OVERHEARING), or
  *   without one that it goes on long (LONG_SPEECH), so real words interrupt before the user stops.
+ * - `silenceHeard`: at the end of a tentative turn's wait, SILENCE_HEARD once the VAD has scored
+ *   the audio up to then (speech begun just before the wait ran out resumes the turn).
  * Leaving the state that invoked an actor unsubscribes its graph; each stage's teardown aborts its
  * HTTP call or flushes its audio. That is barge-in, and the decision to do it lives here alone.
  * An error in a graph (a bug, not a provider failure) ends the session with reason `error`.
@@ -57,6 +59,7 @@ export const sessionMachine = setup({
     endOfTurn: fromEventObservable<SessionEvent, AudioCheckInput>(() => EMPTY),
     overhear: fromEventObservable<SessionEvent, AudioCheckInput>(() => EMPTY),
     overhearing: fromEventObservable<SessionEvent, void>(() => EMPTY),
+    silenceHeard: fromEventObservable<SessionEvent, void>(() => of<SessionEvent>({ type: 'SILENCE_HEARD' })),
   },
   delays: {
     idleTimeout: ({ context }) => context.idleTimeoutMs,
@@ -224,8 +227,20 @@ export const sessionMachine = setup({
                 },
                 /** The transcript says how much longer to wait. */
                 waiting: {
-                  after: { endpointingWait: '#session.active.turn.thinking' },
+                  after: { endpointingWait: 'settling' },
                   on: {
+                    END_OF_TURN: { guard: 'endOfTurnLikely', target: '#session.active.turn.thinking' },
+                    SPEECH_ONSET: 'resuming',
+                  },
+                },
+                /**
+                 * The wait is over as far as the clock can tell; the VAD may still be scoring the
+                 * last window of it (up to ~40 ms behind). Confirmed once it has heard the silence.
+                 */
+                settling: {
+                  invoke: { src: 'silenceHeard' },
+                  on: {
+                    SILENCE_HEARD: '#session.active.turn.thinking',
                     END_OF_TURN: { guard: 'endOfTurnLikely', target: '#session.active.turn.thinking' },
                     SPEECH_ONSET: 'resuming',
                   },

@@ -109,6 +109,8 @@ export type SessionEvent =
   | { type: 'OVERHEARING'; partial: string; speechMs: number }
   /** Speech over the agent has gone on long without a pause (an STT without a hypothesis so far). */
   | { type: 'LONG_SPEECH' }
+  /** The VAD has scored the audio up to the end of a tentative turn's wait: the silence was really heard. */
+  | { type: 'SILENCE_HEARD' }
   | { type: 'AUDIO_STARTED' }
   | { type: 'SPEAK_DONE' }
   | { type: 'REPLY_DONE' }

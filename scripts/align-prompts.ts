@@ -115,6 +115,8 @@ const wellFormed = (text: string) =>
 const clauseOpeners = new Set(
   'and or but so then while when if because which that who where until after before'.split(' '),
 );
+/** Words a phrase that may follow a whole clause opens with ("That pin is invalid | for this conference"). */
+const prepositions = new Set('for to with in into on at by from of about'.split(' '));
 
 const texts = gunzipSync(readFileSync(textsFile)).toString('utf8');
 const prompts = texts
@@ -158,14 +160,19 @@ function taken(kind: keyof typeof counts): number {
 
 /**
  * Where a sentence is cut for a pause inside a clause: after the word nearest its middle that no
- * punctuation follows and no clause opener ("and", "or", "while"…) comes after, with at least two
- * words on each side (the index of that word).
+ * punctuation follows and no clause opener ("and", "or", "while"…) or preposition comes after (a
+ * whole clause may end before either: "That pin is invalid | for this conference"), with at least
+ * two words on each side (the index of that word).
  */
 function cutPoint(text: string): number {
   const tokens = text.split(/\s+/).filter((t) => /[a-z]/i.test(t));
   const middle = (tokens.length - 1) / 2;
   const inside = (t: string, i: number) =>
-    i >= 1 && i <= tokens.length - 3 && !/[,;:.?!]$/.test(t) && !clauseOpeners.has(tokens[i + 1]!.toLowerCase());
+    i >= 1 &&
+    i <= tokens.length - 3 &&
+    !/[,;:.?!]$/.test(t) &&
+    !clauseOpeners.has(tokens[i + 1]!.toLowerCase()) &&
+    !prepositions.has(tokens[i + 1]!.toLowerCase());
   const candidates = tokens
     .map((t, i) => ({ i, ok: inside(t, i) }))
     .filter((c) => c.ok)

@@ -47,6 +47,8 @@ export interface ListenOptions {
   stats?: IntakeStats;
   /** The audio of each possible utterance as the VAD scores it (VadSink.audio): a streaming recogniser's input. */
   onSpeechAudio?: (samples: Int16Array, atMs: number) => void;
+  /** The VAD scored the audio that arrived up to this wall time (after each window). */
+  onScored?: (wallTime: number) => void;
   now?: () => number;
 }
 
@@ -95,7 +97,10 @@ export function listen(audio$: Observable<AudioFrame>, options: ListenOptions): 
         clock.record(frame.samples.length, now());
         settle(stream);
       },
-      processed: settle,
+      processed(stream) {
+        settle(stream);
+        options.onScored?.(clock.wallTimeOf(stream.processedMs));
+      },
       ...(options.onSpeechAudio === undefined ? {} : { audio: options.onSpeechAudio }),
     };
 

@@ -88,11 +88,11 @@ export const turnTakingSettingsShape = {
       description:
         'Smart mode, unpunctuated transcripts: log10 P(end of sentence | last two words) under the ' +
         "recogniser's language model at or above which a statement counts as finished (with " +
-        '`statement_end_pitch`, its pitch must fall too): it then waits `endpointing_punctuation_ms`. null: off.',
+        '`statement_end_pitch`, its voice must fall and fade too): it then waits `endpointing_punctuation_ms`. null: off.',
     }),
   statement_end_pitch: z.boolean().meta({
     description:
-      "Smart mode: a finished statement (see `statement_end_threshold`) must also end with its pitch falling to the speaker's floor.",
+      "Smart mode: a finished statement (see `statement_end_threshold`) must also end with its pitch falling to the speaker's floor and its voice fading out; a question without punctuation whose voice stops at full strength waits `endpointing_default_ms`.",
   }),
   backchannel_words: phrases('Acknowledgements that never interrupt the agent (matched whole, case-insensitive).'),
   stop_words: phrases('Words that interrupt the agent at once, however short.'),

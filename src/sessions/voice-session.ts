@@ -18,6 +18,7 @@ import type { StoredAgent } from '../schemas/agent.js';
 import type { Session } from '../schemas/session.js';
 import type { MediaTransport } from './transport/media-transport.js';
 import { streamingTranscripts } from './segment-transcripts.js';
+import { HeardSoFar } from './heard-so-far.js';
 import { sessionInput } from './session-input.js';
 import type { VoiceSessionDeps } from './voice-session-deps.js';
 import type { PipelineSettings } from '../agents/pipeline-settings.js';
@@ -142,6 +143,7 @@ export class VoiceSession {
       statementEnd: statementEnds(deps, agent, session.id),
     };
     const smart = agent.endpointing_mode === 'smart';
+    const silence = new HeardSoFar();
     const machine = sessionMachine.provide({
       actors: {
         listen: fromEventObservable<SessionEvent, void>(() =>
@@ -164,9 +166,11 @@ export class VoiceSession {
               transcripts,
               onDigits: (digits) => this.keypad(digits),
               onFrame: recording === null ? undefined : (frame) => recording.callerFrame(frame),
+              onScored: (wallTime) => silence.scoredUntil(wallTime),
             }).pipe(finalize(() => transcripts?.close())),
           ),
         ),
+        silenceHeard: fromEventObservable<SessionEvent, void>(() => silence.silenceHeard(now())),
         speak: fromEventObservable<SessionEvent, SpeakInput>(({ input }) =>
           this.logged(turnEvents(graph, 0, { kind: 'say', text: input.text })),
         ),

@@ -24,11 +24,12 @@ const aboveNoiseDb = 10;
 /** Less range than this (a noisy line) tells nothing. */
 const minRangeDb = 12;
 /** A voice that fades falls through at least this share of the range. */
-export const minFadeShare = 0.3;
+export const minFadeShare = 0.25;
 
 /**
  * The fade at the end of the speech in `frames` (the utterance's pitch track, silence after it
- * allowed); null when the line is too noisy to tell or nothing is loud enough.
+ * allowed); null when the line is too noisy to tell, nothing is loud enough, or the audio ends
+ * before the speech does (the voice is still loud at its last frame).
  */
 export function finalFade(frames: readonly PitchFrame[]): FinalFade | null {
   const db = frames.map((f) => (f.energy > 0 ? 10 * Math.log10(f.energy) : -Infinity));
@@ -39,6 +40,8 @@ export function finalFade(frames: readonly PitchFrame[]): FinalFade | null {
   const level = Math.max(loud - speechRangeDb, floor + aboveNoiseDb);
   const rangeDb = loud - level;
   if (rangeDb < minRangeDb) return null;
+  // the speech must end inside the audio: a voice still loud at its last frame may fade after it
+  if (db.at(-1)! >= level) return null;
   let end = db.length - 1;
   while (end >= 0 && db[end]! < level) end--;
   // the last frames straddle the end (a 40 ms frame every 10 ms): the level is read where a frame still lies within the speech
