@@ -42,7 +42,7 @@ export interface SphinxCalls {
   ckdFree: (pointer: Pointer) => void;
 }
 
-/** Library file names (sonames) of the Debian packages; override with PARLEY_POCKETSPHINX_LIBRARY. */
+/** Library file names (sonames) of the Debian packages, found on the loader's path. */
 export const defaultLibraries = { pocketsphinx: 'libpocketsphinx.so.3', sphinxbase: 'libsphinxbase.so.3' };
 
 let loaded: SphinxCalls | undefined;
