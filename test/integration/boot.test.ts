@@ -70,7 +70,9 @@ afterAll(() => {
   for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('with no REDIS_URL', () => {
+// each test boots the built server once or twice (an embedded redis-server each): on a slow 2-core
+// box under the whole suite's load a boot alone has taken ~25 s
+describe('with no REDIS_URL', { timeout: 90_000 }, () => {
   const dataDir = tempDir('parley-boot-');
   let key = '';
   let agentId = '';
