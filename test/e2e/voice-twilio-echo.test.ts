@@ -116,9 +116,12 @@ describe('a phone line that echoes the agent', () => {
   it('the echo alone never pauses nor interrupts the answer (50/150/300 ms × -6/-12/-20 dB)', async () => {
     const report: string[] = [];
     const results: { combo: string; clears: number; heardAll: boolean; interrupted: unknown; turns: number }[] = [];
-    // the nine lines at once: each call mostly waits on its real-time audio
+    // three lines at a time: each call mostly waits on its real-time audio, but nine at once on a
+    // slow 2-core box under the whole suite's load let a line's echo through as an onset (a `clear`)
     const lines = delaysMs.flatMap((delayMs) => gainsDb.map((gainDb) => ({ delayMs, gainDb, noiseDbfs })));
-    const calls = await Promise.all(lines.map((echo) => echoOnly(echo)));
+    const calls: Awaited<ReturnType<typeof echoOnly>>[] = [];
+    for (let i = 0; i < lines.length; i += 3)
+      calls.push(...(await Promise.all(lines.slice(i, i + 3).map((echo) => echoOnly(echo)))));
     for (const [i, { phone, sessionId, played }] of calls.entries()) {
       const combo = `${lines[i]!.delayMs} ms ${lines[i]!.gainDb} dB`;
       const turns = turnsOf(sessionId).length;
