@@ -19,15 +19,13 @@ import { talkedOver } from './talked-over.js';
  * - `overhear`: transcribes speech heard over the agent (OVERHEARD), to tell a barge-in from "uh-huh".
  * - `overhearing`: while that speech goes on, the recogniser's hypothesis so far (OVERHEARING), or
  *   without one that it goes on long (LONG_SPEECH), so real words interrupt before the user stops.
- * - `silenceHeard`: at the end of a tentative turn's wait, SILENCE_HEARD once the VAD has scored
- *   the audio up to then (speech begun just before the wait ran out resumes the turn).
+ * - `silenceHeard`: SILENCE_HEARD once the VAD has scored the audio up to the end of a wait.
  * Leaving the state that invoked an actor unsubscribes its graph; each stage's teardown aborts its
  * HTTP call or flushes its audio. That is barge-in, and the decision to do it lives here alone.
  * An error in a graph (a bug, not a provider failure) ends the session with reason `error`.
  * Side effects on the outside world (telling the client, storing records) hang off emitted events:
  * `turn_started`, `playback_paused`, `playback_resumed`, `interrupted`, `ended`.
  */
-
 import type {
   ActOutput,
   AudioCheckInput,
@@ -233,10 +231,7 @@ export const sessionMachine = setup({
                     SPEECH_ONSET: 'resuming',
                   },
                 },
-                /**
-                 * The wait is over as far as the clock can tell; the VAD may still be scoring the
-                 * last window of it (up to ~40 ms behind). Confirmed once it has heard the silence.
-                 */
+                /** The wait ran out; confirmed once the VAD (~40 ms behind) has scored it all. */
                 settling: {
                   invoke: { src: 'silenceHeard' },
                   on: {

@@ -47,8 +47,11 @@ export interface ListenOptions {
   stats?: IntakeStats;
   /** The audio of each possible utterance as the VAD scores it (VadSink.audio): a streaming recogniser's input. */
   onSpeechAudio?: (samples: Int16Array, atMs: number) => void;
-  /** The VAD scored the audio that arrived up to this wall time (after each window). */
-  onScored?: (wallTime: number) => void;
+  /**
+   * The VAD scored another window; `heardUntil` gives the wall time the audio scored so far arrived
+   * at (computed only when called: the listener asks only while a turn waits on it).
+   */
+  onScored?: (heardUntil: () => number) => void;
   now?: () => number;
 }
 
@@ -99,7 +102,7 @@ export function listen(audio$: Observable<AudioFrame>, options: ListenOptions): 
       },
       processed(stream) {
         settle(stream);
-        options.onScored?.(clock.wallTimeOf(stream.processedMs));
+        options.onScored?.(() => clock.wallTimeOf(stream.processedMs));
       },
       ...(options.onSpeechAudio === undefined ? {} : { audio: options.onSpeechAudio }),
     };

@@ -1,4 +1,4 @@
-import { BehaviorSubject, filter, map, race, take, timer, type Observable } from 'rxjs';
+import { defer, filter, map, of, race, Subject, take, timer, type Observable } from 'rxjs';
 import type { SessionEvent } from '../../machines/session.machine.js';
 import { vadSampleRate, vadWindowSamples } from '../pipeline/vad/silero-format.js';
 
@@ -18,11 +18,13 @@ export const maxSettleMs = 150;
  * turn instead of starting another.
  */
 export class HeardSoFar {
-  readonly #heard = new BehaviorSubject<number>(-Infinity);
+  #heardUntil: () => number = () => -Infinity;
+  readonly #scored = new Subject<void>();
 
-  /** The VAD scored the audio that arrived up to `wallTime`. */
-  scoredUntil(wallTime: number): void {
-    if (wallTime > this.#heard.value) this.#heard.next(wallTime);
+  /** The VAD scored another window; `heardUntil` says how far (read only while a turn waits). */
+  scored(heardUntil: () => number): void {
+    this.#heardUntil = heardUntil;
+    if (this.#scored.observed) this.#scored.next();
   }
 
   /**
@@ -30,7 +32,8 @@ export class HeardSoFar {
    * part-window, which waits for audio still to come; or `maxSettleMs` later at most.
    */
   silenceHeard(until: number): Observable<SessionEvent> {
-    const scored = this.#heard.pipe(filter((heard) => heard >= until - vadWindowMs));
+    const heard = () => this.#heardUntil() >= until - vadWindowMs;
+    const scored = defer(() => (heard() ? of(undefined) : this.#scored.pipe(filter(heard))));
     return race(scored, timer(maxSettleMs)).pipe(
       take(1),
       map((): SessionEvent => ({ type: 'SILENCE_HEARD' })),

@@ -166,7 +166,7 @@ export class VoiceSession {
               transcripts,
               onDigits: (digits) => this.keypad(digits),
               onFrame: recording === null ? undefined : (frame) => recording.callerFrame(frame),
-              onScored: (wallTime) => silence.scoredUntil(wallTime),
+              onScored: (heardUntil) => silence.scored(heardUntil),
             }).pipe(finalize(() => transcripts?.close())),
           ),
         ),

@@ -14,7 +14,7 @@ describe('how far the VAD has heard', () => {
     const at: number[] = [];
     scheduler.run(() => {
       const heard = new HeardSoFar();
-      for (const [ms, wallTime] of scored) scheduler.schedule(() => heard.scoredUntil(wallTime), ms);
+      for (const [ms, wallTime] of scored) scheduler.schedule(() => heard.scored(() => wallTime), ms);
       heard.silenceHeard(until).subscribe(() => at.push(scheduler.now()));
     });
     return at;
