@@ -37,6 +37,14 @@ export type HeardEvent =
   /** Inbound audio was dropped for the first time for this reason (later drops are only counted). */
   | { type: 'overrun'; reason: OverrunReason };
 
+/** How far the VAD has got through a session's audio, as the wall times that audio arrived at. */
+export interface VadProgress {
+  /** The arrival of the last audio the VAD has scored. */
+  heard: number;
+  /** The arrival of the last audio handed to the VAD (scored or still waiting for the model). */
+  arrived: number;
+}
+
 export interface ListenOptions {
   vad: SileroVad;
   vadOptions: Partial<VadOptions>;
@@ -48,10 +56,11 @@ export interface ListenOptions {
   /** The audio of each possible utterance as the VAD scores it (VadSink.audio): a streaming recogniser's input. */
   onSpeechAudio?: (samples: Int16Array, atMs: number) => void;
   /**
-   * The VAD scored another window; `heardUntil` gives the wall time the audio scored so far arrived
-   * at (computed only when called: the listener asks only while a turn waits on it).
+   * The VAD scored another window; `progress` gives the wall times at which the audio scored so far
+   * and the last audio pushed to the VAD arrived (computed only when called: the listener asks only
+   * while a turn waits on it).
    */
-  onScored?: (heardUntil: () => number) => void;
+  onScored?: (progress: () => VadProgress) => void;
   now?: () => number;
 }
 
@@ -102,7 +111,7 @@ export function listen(audio$: Observable<AudioFrame>, options: ListenOptions): 
       },
       processed(stream) {
         settle(stream);
-        options.onScored?.(() => clock.wallTimeOf(stream.processedMs));
+        options.onScored?.(() => ({ heard: clock.wallTimeOf(stream.processedMs), arrived: clock.lastArrival }));
       },
       ...(options.onSpeechAudio === undefined ? {} : { audio: options.onSpeechAudio }),
     };

@@ -166,7 +166,7 @@ export class VoiceSession {
               transcripts,
               onDigits: (digits) => this.keypad(digits),
               onFrame: recording === null ? undefined : (frame) => recording.callerFrame(frame),
-              onScored: (heardUntil) => silence.scored(heardUntil),
+              onScored: (progress) => silence.scored(progress),
             }).pipe(finalize(() => transcripts?.close())),
           ),
         ),

@@ -5,16 +5,20 @@ import { createActor, fromEventObservable, SimulatedClock } from 'xstate';
 import { sessionMachine, type ReplyInput, type SessionEvent } from '../../machines/session.machine.js';
 import { defaultAgentSettings, type StoredAgent } from '../../src/schemas/agent.js';
 import { sessionMachineInput } from '../../src/sessions/machine-input.js';
-import { HeardSoFar, maxSettleMs } from '../../src/sessions/heard-so-far.js';
+import { HeardSoFar, maxSettleMs, maxVadLagMs } from '../../src/sessions/heard-so-far.js';
 
 describe('how far the VAD has heard', () => {
-  /** When SILENCE_HEARD comes for a wait that ran out at `until`, with the VAD's progress `scored` ([ms, heard until]). */
-  function settled(until: number, scored: [at: number, heard: number][]): number[] {
+  /**
+   * When SILENCE_HEARD comes for a wait that ran out at `until`, with the VAD's progress `scored`
+   * ([ms, heard until, arrived until]; arrived: as heard unless given).
+   */
+  function settled(until: number, scored: [at: number, heard: number, arrived?: number][]): number[] {
     const scheduler = new TestScheduler((a, b) => expect(a).toEqual(b));
     const at: number[] = [];
     scheduler.run(() => {
       const heard = new HeardSoFar();
-      for (const [ms, wallTime] of scored) scheduler.schedule(() => heard.scored(() => wallTime), ms);
+      for (const [ms, wallTime, arrived] of scored)
+        scheduler.schedule(() => heard.scored(() => ({ heard: wallTime, arrived: arrived ?? wallTime })), ms);
       heard.silenceHeard(until).subscribe(() => at.push(scheduler.now()));
     });
     return at;
@@ -34,6 +38,19 @@ describe('how far the VAD has heard', () => {
 
   it('stops waiting after maxSettleMs: a client that stopped sending audio has nothing more to hear', () => {
     expect(settled(1_000, [[0, 900]])).toEqual([maxSettleMs]);
+  });
+
+  it('waits past maxSettleMs for the VAD to score audio that has arrived (a loaded machine), maxVadLagMs at most', () => {
+    // the audio up to 1 400 has arrived; the VAD, far behind, reaches the wait's end 600 ms later
+    expect(
+      settled(1_000, [
+        [0, 400, 1_400],
+        [300, 700, 1_700],
+        [600, 990, 2_000],
+      ]),
+    ).toEqual([600]);
+    // a VAD that never gets there holds the turn no longer than its backlog bound
+    expect(settled(1_000, [[0, 400, 1_400]])).toEqual([maxVadLagMs]);
   });
 });
 

@@ -18,6 +18,11 @@ export class ArrivalClock {
     this.arrivals = new Float64Array(capacity);
   }
 
+  /** When the last frame arrived (wall time, ms); -Infinity before the first. */
+  get lastArrival(): number {
+    return this.count === 0 ? -Infinity : this.arrivals[(this.count - 1) % this.capacity]!;
+  }
+
   /** A frame of `samples` samples arrived at wall time `at` (ms). */
   record(samples: number, at: number): void {
     this.total += samples;
