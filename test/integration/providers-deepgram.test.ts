@@ -239,7 +239,8 @@ describe('DeepgramStt fails as Deepgram fails, with a ProviderError', () => {
 describe('Deepgram in the registry: availability and /health/providers', () => {
   const registryWith = (env: Record<string, string>) => {
     const config = loadConfig({ MODELS_DIR: '/nonexistent', ...env });
-    return new ProviderRegistry(config, { checkCacheMs: 0, probeTimeoutMs: 2_000 });
+    // a probe that waits on a loaded machine is not what this checks: 10 s, well past a busy suite
+    return new ProviderRegistry(config, { checkCacheMs: 0, probeTimeoutMs: 10_000 });
   };
 
   it('is configured by its key or address, and its probe opens and closes a stream (no audio)', async () => {
