@@ -34,6 +34,7 @@ const tailMs = 2_500;
 const rules = (process.env['BARGE_BENCH_RULES']?.split(',') ?? [
   'final',
   'partial',
+  'partial-any',
   'partial-3',
   'partial-2',
   'late-500',

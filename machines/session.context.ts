@@ -138,7 +138,7 @@ export function realInterruptionSoFar(context: SessionContext, event: SessionEve
   return (
     event.type === 'OVERHEARING' &&
     context.overlapLongEnough &&
-    interruptsSoFar(event.partial, context.turnTaking.backchannelWords, event.speechMs)
+    interruptsSoFar(event, context.turnTaking.backchannelWords)
   );
 }
 

@@ -104,9 +104,10 @@ export type SessionEvent =
   | { type: 'OVERHEARD'; text: string }
   /**
    * The recogniser's hypothesis so far of the speech over the agent, sent while it is spoken;
-   * `speechMs`: how long that speech had gone on (from its onset) when the hypothesis was read.
+   * `speechMs`: how long that speech had gone on (from its onset) when the hypothesis was read;
+   * `murmured`: whether a hypothesis of this speech so far held a lone letter (a hum's mark).
    */
-  | { type: 'OVERHEARING'; partial: string; speechMs: number }
+  | { type: 'OVERHEARING'; partial: string; speechMs: number; murmured: boolean }
   /** Speech over the agent has gone on long without a pause (an STT without a hypothesis so far). */
   | { type: 'LONG_SPEECH' }
   /** The VAD has scored the audio up to the end of a tentative turn's wait: the silence was really heard. */

@@ -14,7 +14,7 @@ import { EMPTY, from, NEVER, Observable, share, Subject } from 'rxjs';
 import { createActor, fromEventObservable, type Actor } from 'xstate';
 import { pino } from 'pino';
 import { sessionMachine, type ReplyInput, type SessionEvent } from '../../machines/session.machine.js';
-import { interruptsSoFar } from '../../machines/turn-words/barge-in.js';
+import { interruptsSoFar, soFarRule, type SoFarRule } from '../../machines/turn-words/barge-in.js';
 import type { AudioFrame } from '../../src/audio/audio-frame.js';
 import type { SileroVad } from '../../src/pipeline/vad/silero-vad.js';
 import type { PocketsphinxStt } from '../../src/providers/pocketsphinx/pocketsphinx-stt.js';
@@ -30,11 +30,12 @@ import { corpusRate } from './corpus.js';
  * `final`: the rule before (no `overhearing` actor: the transcript at the end of the speech
  * decides); `partial`: the hypothesis so far decides (the machine's rule: three words that say
  * something, or two once the speech has gone on `twoWordsAfterMs`); `partial-3`: three words only
- * (the rule before two late words counted); `partial-2`: two words at any time; `duration`: what
+ * (the rule before two late words counted); `partial-2`: two words at any time; `partial-any`: two
+ * late words even after a lone letter (the rule before the murmur check); `duration`: what
  * a session whose STT cannot stream does (speech that goes on `longSpeechMs` without a pause
  * interrupts).
  */
-export type Rule = 'final' | 'partial' | 'partial-3' | 'partial-2' | 'duration' | `late-${number}`;
+export type Rule = 'final' | 'partial' | 'partial-3' | 'partial-2' | 'partial-any' | 'duration' | `late-${number}`;
 export type Decided = 'playback_paused' | 'playback_resumed' | 'interrupted';
 
 /** What one machine decided, each with the stream time it came at and the words it decided on. */
@@ -44,18 +45,19 @@ const agent = defaultAgentSettings as unknown as StoredAgent;
 const logger = pino({ level: 'silent' });
 
 /** The variants of the machine's `realInterruptionSoFar` guard: words that interrupt, and from when two do. */
-const variants: Partial<Record<Rule, { words: number; twoWordsAfterMs: number }>> = {
-  'partial-3': { words: 3, twoWordsAfterMs: Infinity },
-  'partial-2': { words: 2, twoWordsAfterMs: 0 },
+const variants: Partial<Record<Rule, SoFarRule>> = {
+  'partial-3': { ...soFarRule, twoWordsAfterMs: Infinity },
+  'partial-2': { ...soFarRule, words: 2, twoWordsAfterMs: 0 },
+  'partial-any': { ...soFarRule, twoAfterMurmur: true },
 };
 
-function variantOf(rule: Rule): { words: number; twoWordsAfterMs: number } | undefined {
+function variantOf(rule: Rule): SoFarRule | undefined {
   const late = /^late-(\d+)$/.exec(rule);
-  return late === null ? variants[rule] : { words: 3, twoWordsAfterMs: Number(late[1]) };
+  return late === null ? variants[rule] : { ...soFarRule, twoWordsAfterMs: Number(late[1]) };
 }
 
 /** The machine's `realInterruptionSoFar` guard with another rule. */
-function guardOf(rule: { words: number; twoWordsAfterMs: number }) {
+function guardOf(rule: SoFarRule) {
   return {
     realInterruptionSoFar: ({
       context,
@@ -66,7 +68,7 @@ function guardOf(rule: { words: number; twoWordsAfterMs: number }) {
     }) =>
       event.type === 'OVERHEARING' &&
       context.overlapLongEnough &&
-      interruptsSoFar(event.partial, context.turnTaking.backchannelWords, event.speechMs, rule),
+      interruptsSoFar(event, context.turnTaking.backchannelWords, rule),
   };
 }
 

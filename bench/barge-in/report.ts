@@ -65,7 +65,8 @@ const pct = (n: number, of: number) => `${n} / ${of} (${of === 0 ? 0 : round((10
 
 const labels: Record<string, string> = {
   final: 'before: the transcript at the end',
-  partial: 'after: the hypothesis so far, 3 words or 2 from 600 ms',
+  partial: 'after: the hypothesis so far, 3 words or 2 from 600 ms, not after a lone letter',
+  'partial-any': 'the same, 2 from 600 ms even after a lone letter',
   'partial-3': 'the same, 3 words only',
   'partial-2': 'the same, 2 words at once',
   duration: 'no hypothesis: 1.5 s of speech',

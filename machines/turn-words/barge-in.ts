@@ -9,13 +9,14 @@ import { mostlyLetters, wordsOutside } from './phrases.js';
  * once the speech has gone on `twoWordsAfterMs`: words that are not an acknowledgement (the agent's
  * `backchannel_words`), a filler sound, a single letter, or "a", "an", "the", "and", and the
  * hypothesis is not mostly single letters (a murmur). Fewer such words wait for more: "okay" and
- * "okay so" wait; "okay so what" interrupts from 600 ms, "okay so what about" at once.
+ * "okay so" wait; "okay so what" interrupts from 600 ms, "okay so what about" at once. Two count
+ * only while no hypothesis of the speech has held a lone letter ("an m a": a hum on its way).
  * Acknowledgements neither count nor block.
  *
  * Why two only late: a streaming recogniser's hypothesis of an acknowledgement wanders on its way
  * to the final words (on a phone line pocketsphinx hears "got it" as "go to…"), but an
  * acknowledgement is over within ~600 ms. In the barge-in bench (bench/README.md), on recorded
- * callers: three words only 860 ms p50, this rule 680, two words at any time 620 but 3 of 43
+ * callers: three words only 920 ms p50, this rule 700, two words at any time 600 but 3 of 43
  * synthetic acknowledgements interrupted that the final transcript let resume (this rule: 1, a
  * slow 925 ms "mm-hmm").
  */
@@ -41,20 +42,34 @@ export function sayingWords(partial: string, backchannelWords: readonly string[]
   );
 }
 
+/** A rule for the hypothesis so far (the bench measures others). */
+export interface SoFarRule {
+  /** Words that say something which interrupt at once. */
+  words: number;
+  /** From when (ms of speech) two such words interrupt. */
+  twoWordsAfterMs: number;
+  /** Whether two words count after a hypothesis of the same speech held a lone letter (a hum). */
+  twoAfterMurmur: boolean;
+}
+
+export const soFarRule: Readonly<SoFarRule> = { words: wordsToInterrupt, twoWordsAfterMs, twoAfterMurmur: false };
+
 /**
- * Whether the hypothesis so far of speech over the agent, read `speechMs` after its onset, says
- * enough to interrupt it: `wordsToInterrupt` words that say something, or two once the speech has
- * gone on `twoWordsAfterMs`.
+ * Whether the hypothesis so far of speech over the agent (OVERHEARING: `partial`, read `speechMs`
+ * after its onset; `murmured`: an earlier hypothesis of it held a lone letter) says enough to
+ * interrupt it: `wordsToInterrupt` words that say something, or two once the speech has gone on
+ * `twoWordsAfterMs`, unless the recogniser wrote a lone letter on the way (a slow "mm-hmm" goes
+ * "an m a" → "and then made…": a hum it has no word for), which leaves it to three.
  */
 export function interruptsSoFar(
-  partial: string,
+  heard: { partial: string; speechMs: number; murmured: boolean },
   backchannelWords: readonly string[],
-  speechMs: number,
-  rule: { words: number; twoWordsAfterMs: number } = { words: wordsToInterrupt, twoWordsAfterMs },
+  rule: Readonly<SoFarRule> = soFarRule,
 ): boolean {
-  if (mostlyLetters(partial)) return false;
-  const saying = sayingWords(partial, backchannelWords).length;
-  return saying >= rule.words || (saying >= 2 && speechMs >= rule.twoWordsAfterMs);
+  if (mostlyLetters(heard.partial)) return false;
+  const saying = sayingWords(heard.partial, backchannelWords).length;
+  const twoCount = heard.speechMs >= rule.twoWordsAfterMs && (rule.twoAfterMurmur || !heard.murmured);
+  return saying >= rule.words || (saying >= 2 && twoCount);
 }
 
 /**

@@ -31,9 +31,15 @@ export function isBackchannel(text: string, phrases: readonly string[]): boolean
  */
 export function mostlyLetters(text: string): boolean {
   const words = wordsOf(text);
-  const letters = words.filter((w) => /^\p{L}$/u.test(w) && w !== 'a' && w !== 'i').length;
-  return letters * 2 > words.length;
+  return words.filter(isLoneLetter).length * 2 > words.length;
 }
+
+/** Whether `text` holds a single letter that is no English word ("an m a"): a murmur's mark. */
+export function holdsLoneLetter(text: string): boolean {
+  return wordsOf(text).some(isLoneLetter);
+}
+
+const isLoneLetter = (w: string): boolean => /^\p{L}$/u.test(w) && w !== 'a' && w !== 'i';
 
 /** Whether `text` says one of `phrases` as whole words anywhere ("stop", "wait, wait"). */
 export function saysAny(text: string, phrases: readonly string[]): boolean {

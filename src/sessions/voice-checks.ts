@@ -6,6 +6,7 @@ import {
   interval,
   map,
   of,
+  scan,
   take,
   throwError,
   timer,
@@ -15,6 +16,7 @@ import type { Logger } from 'pino';
 import { fromEventObservable } from 'xstate';
 import type { AudioCheckInput, SessionEvent } from '../../machines/session.machine.js';
 import { twoWordsAfterMs } from '../../machines/turn-words/barge-in.js';
+import { holdsLoneLetter } from '../../machines/turn-words/phrases.js';
 import { abortable } from '../pipeline/reply/abortable.js';
 import type { ReplyStages } from '../pipeline/reply/reply.js';
 import { StageFailure } from '../pipeline/reply/stage-failure.js';
@@ -85,7 +87,8 @@ export const longSpeechMs = 1_500;
  * What is known of the speech over the agent while it goes on, until the machine stops listening
  * for it: a streaming recogniser's hypothesis so far (`partial`), read every `partialEveryMs` and
  * sent (OVERHEARING, with the ms since the onset) each time it changes, and once more unchanged
- * when the speech reaches `twoWordsAfterMs` (two words may interrupt from then on); without one (null), only that it has gone on for
+ * when the speech reaches `twoWordsAfterMs` (two words may interrupt from then on), with whether
+ * a hypothesis so far held a lone letter (`murmured`); without one (null), only that it has gone on for
  * `longSpeechMs` (LONG_SPEECH): no words to read, and no STT call spent on speech still going on.
  */
 export function overhearingEvents(partial: (() => string) | null): Observable<SessionEvent> {
@@ -96,7 +99,16 @@ export function overhearingEvents(partial: (() => string) | null): Observable<Se
     // a hypothesis that has not changed is sent again once, when two of its words may interrupt
     distinctUntilChanged((a, b) => a.partial === b.partial && late(a.speechMs) === late(b.speechMs)),
     filter(({ partial: text }) => text !== ''),
-    map(({ partial: text, speechMs }): SessionEvent => ({ type: 'OVERHEARING', partial: text, speechMs })),
+    scan(
+      (before: (SessionEvent & { type: 'OVERHEARING' }) | null, { partial: text, speechMs }) => ({
+        type: 'OVERHEARING' as const,
+        partial: text,
+        speechMs,
+        murmured: (before?.murmured ?? false) || holdsLoneLetter(text),
+      }),
+      null,
+    ),
+    filter((event) => event !== null),
   );
 }
 

@@ -69,7 +69,7 @@ function start(settings: Partial<SessionMachineInput> = {}) {
             // read as the session reads it: with the ms since the speech began (the actor started at its onset)
             const onset = clock.now();
             const heard = said.subscribe((partial) =>
-              subscriber.next({ type: 'OVERHEARING', partial, speechMs: clock.now() - onset }),
+              subscriber.next({ type: 'OVERHEARING', partial, speechMs: clock.now() - onset, murmured: false }),
             );
             return () => {
               heard.unsubscribe();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { interruptsSoFar, sayingWords, twoWordsAfterMs } from '../../machines/turn-words/barge-in.js';
+import { holdsLoneLetter } from '../../machines/turn-words/phrases.js';
 import { wordsOutside } from '../../machines/turn-words/phrases.js';
 import { defaultTurnTakingSettings } from '../../src/schemas/turn-taking.js';
 
@@ -35,7 +36,7 @@ describe('barge-in on the hypothesis so far', () => {
     ['m m h m a', false],
     ['', false],
   ])('"%s" → %s', (partial, interrupts) => {
-    expect(interruptsSoFar(partial, acknowledgements, 300)).toBe(interrupts);
+    expect(interruptsSoFar({ partial, speechMs: 300, murmured: false }, acknowledgements)).toBe(interrupts);
   });
 
   it.each([
@@ -52,7 +53,19 @@ describe('barge-in on the hypothesis so far', () => {
     ['an m h and m', 5_000, false],
   ])('"%s" at %i ms → %s', (partial, speechMs, interrupts) => {
     expect(twoWordsAfterMs).toBe(600);
-    expect(interruptsSoFar(partial, acknowledgements, speechMs)).toBe(interrupts);
+    expect(interruptsSoFar({ partial, speechMs, murmured: false }, acknowledgements)).toBe(interrupts);
+  });
+
+  it('after a hypothesis with a lone letter (a hum on its way), two words wait for a third', () => {
+    // flite's slow "mm-hmm" through pocketsphinx: "an m a", then "and then made"
+    expect(interruptsSoFar({ partial: 'and then made', speechMs: 650, murmured: true }, acknowledgements)).toBe(false);
+    expect(interruptsSoFar({ partial: 'and then made', speechMs: 650, murmured: false }, acknowledgements)).toBe(true);
+    expect(interruptsSoFar({ partial: 'and then made it up', speechMs: 900, murmured: true }, acknowledgements)).toBe(
+      true,
+    );
+    expect(holdsLoneLetter('an m a')).toBe(true);
+    // "a" and "i" are words
+    expect(holdsLoneLetter('i want a table')).toBe(false);
   });
 
   it('acknowledgements, fillers, single letters and a/an/the/and say nothing', () => {

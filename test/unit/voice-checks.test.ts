@@ -44,7 +44,12 @@ describe('what is known of the speech over the agent while it goes on', () => {
     });
     return out;
   }
-  const heard = (partial: string, speechMs: number) => ({ type: 'OVERHEARING', partial, speechMs });
+  const heard = (partial: string, speechMs: number, murmured = false) => ({
+    type: 'OVERHEARING',
+    partial,
+    speechMs,
+    murmured,
+  });
 
   it("a streaming recogniser's hypothesis is read every partialEveryMs and sent when it changes (OVERHEARING)", () => {
     const hypotheses = ['', 'what', 'what', ' what about ', 'what about', '', 'what about it'];
@@ -57,6 +62,18 @@ describe('what is known of the speech over the agent while it goes on', () => {
       [350, heard('what about it', 350)],
       // unchanged, sent once more when two words may interrupt
       [twoWordsAfterMs, heard('what about it', twoWordsAfterMs)],
+    ]);
+  });
+
+  it('tells whether a hypothesis of the speech so far held a lone letter (murmured), from then on', () => {
+    const hypotheses = ['an', 'an m a', 'and then made', 'and then made'];
+    let read = 0;
+    const events = timed(() => overhearingEvents(() => hypotheses[read++] ?? 'and then made'), 700);
+    expect(events).toEqual([
+      [50, heard('an', 50)],
+      [100, heard('an m a', 100, true)],
+      [150, heard('and then made', 150, true)],
+      [twoWordsAfterMs, heard('and then made', twoWordsAfterMs, true)],
     ]);
   });
 
