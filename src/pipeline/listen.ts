@@ -2,7 +2,13 @@ import { defer, filter, finalize, map, merge, Subject, tap, type Observable } fr
 import { frameDurationMs, type AudioFrame } from '../audio/audio-frame.js';
 import { ArrivalClock } from './intake/arrival-clock.js';
 import { AudioBacklog } from './intake/audio-backlog.js';
-import { defaultIntakeLimits, type IntakeLimits, type IntakeStats, type OverrunReason } from './intake/limits.js';
+import {
+  defaultIntakeLimits,
+  sessionBacklogMs,
+  type IntakeLimits,
+  type IntakeStats,
+  type OverrunReason,
+} from './intake/limits.js';
 import { RealTimeMeter } from './intake/real-time-meter.js';
 import { resampleTo } from '../audio/resample.js';
 import type { VadEvent, VadInferenceEvent } from './vad/events.js';
@@ -11,9 +17,6 @@ import { resolveVadOptions, type VadOptions } from './vad/options.js';
 import { vadSampleRate } from './vad/silero-format.js';
 import type { SileroVad } from './vad/silero-vad.js';
 import type { VadStream } from './vad/vad-stream.js';
-
-/** 16 kHz PCM16. */
-const bytesPerMs = (vadSampleRate * 2) / 1000;
 
 /** What the microphone graph hears. Times are wall-clock ms on `now`'s clock. */
 export type HeardEvent =
@@ -98,6 +101,8 @@ export function listen(audio$: Observable<AudioFrame>, options: ListenOptions): 
       reported.add(reason);
       overruns.next({ type: 'overrun', reason });
     };
+    /** How far the VAD has got (ListenOptions.onScored): made at its first window, read on demand. */
+    let progress: (() => VadProgress) | undefined;
     /** The session's backlog is what waits for the model: whole windows pushed and not yet scored. */
     const settle = (stream: VadStream) => backlog.release(backlog.bytes - stream.waiting * 2);
     const intake: SpeechIntake = {
@@ -111,7 +116,8 @@ export function listen(audio$: Observable<AudioFrame>, options: ListenOptions): 
       },
       processed(stream) {
         settle(stream);
-        options.onScored?.(() => ({ heard: clock.wallTimeOf(stream.processedMs), arrived: clock.lastArrival }));
+        progress ??= () => ({ heard: clock.wallTimeOf(stream.processedMs), arrived: clock.lastArrival });
+        options.onScored?.(progress);
       },
       ...(options.onSpeechAudio === undefined ? {} : { audio: options.onSpeechAudio }),
     };
@@ -130,11 +136,7 @@ export function listen(audio$: Observable<AudioFrame>, options: ListenOptions): 
         drop(admitted === 'session' ? 'session_backlog' : 'process_backlog', frameDurationMs(frame));
         return false;
       }),
-      detectSpeech(
-        options.vad,
-        { ...options.vadOptions, maxPendingMs: limits.sessionBacklogBytes / bytesPerMs },
-        intake,
-      ),
+      detectSpeech(options.vad, { ...options.vadOptions, maxPendingMs: sessionBacklogMs(limits) }, intake),
       finalize(() => backlog.release(backlog.bytes)), // the part-window the VAD never scored
       filter((event): event is Exclude<VadEvent, VadInferenceEvent> => event.type !== 'inference'),
       map((event): HeardEvent => {

@@ -1,6 +1,6 @@
 import { defer, filter, map, merge, of, Subject, take, timer, type Observable } from 'rxjs';
 import type { SessionEvent } from '../../machines/session.machine.js';
-import { defaultIntakeLimits } from '../pipeline/intake/limits.js';
+import { sessionBacklogMs } from '../pipeline/intake/limits.js';
 import type { VadProgress } from '../pipeline/listen.js';
 import { vadSampleRate, vadWindowSamples } from '../pipeline/vad/silero-format.js';
 
@@ -14,13 +14,6 @@ const vadWindowMs = (vadWindowSamples * 1000) / vadSampleRate;
 export const maxSettleMs = 150;
 
 /**
- * Longest it waits for the VAD to score audio that has arrived: the session's VAD backlog bound
- * (intake/limits.ts), past which the audio would have been dropped unscored. The VAD catches up
- * long before on any machine that keeps up at all; this only keeps a stuck model from holding a turn.
- */
-export const maxVadLagMs = defaultIntakeLimits.sessionBacklogBytes / 32;
-
-/**
  * How far the VAD has heard a session's audio: the arrival (wall time) of the last audio it
  * scored, and of the last audio it was handed. A turn is confirmed after a silence; this says when
  * that silence has really been heard, so speech that began just before the wait ran out (its
@@ -28,6 +21,14 @@ export const maxVadLagMs = defaultIntakeLimits.sessionBacklogBytes / 32;
  * instead of starting another.
  */
 export class HeardSoFar {
+  /**
+   * @param maxVadLagMs Longest it waits for the VAD to score audio that has arrived: the session's
+   *   VAD backlog bound (intake/limits.ts), past which audio is dropped unscored. The VAD catches
+   *   up long before on any machine that keeps up at all; this only keeps a stuck model from
+   *   holding a turn.
+   */
+  constructor(private readonly maxVadLagMs = sessionBacklogMs()) {}
+
   #progress: () => VadProgress = () => ({ heard: -Infinity, arrived: -Infinity });
   readonly #scored = new Subject<void>();
 
@@ -48,7 +49,7 @@ export class HeardSoFar {
     const heard = () => this.#progress().heard >= from;
     const scored = defer(() => (heard() ? of(undefined) : this.#scored.pipe(filter(heard))));
     const stalled = timer(maxSettleMs).pipe(filter(() => this.#progress().arrived < from));
-    return merge(scored, stalled, timer(maxVadLagMs)).pipe(
+    return merge(scored, stalled, timer(this.maxVadLagMs)).pipe(
       take(1),
       map((): SessionEvent => ({ type: 'SILENCE_HEARD' })),
     );

@@ -83,6 +83,8 @@ export const partialEveryMs = 50;
  */
 export const longSpeechMs = 1_500;
 
+type Overhearing = Extract<SessionEvent, { type: 'OVERHEARING' }>;
+
 /**
  * What is known of the speech over the agent while it goes on, until the machine stops listening
  * for it: a streaming recogniser's hypothesis so far (`partial`), read every `partialEveryMs` and
@@ -99,16 +101,9 @@ export function overhearingEvents(partial: (() => string) | null): Observable<Se
     // a hypothesis that has not changed is sent again once, when two of its words may interrupt
     distinctUntilChanged((a, b) => a.partial === b.partial && late(a.speechMs) === late(b.speechMs)),
     filter(({ partial: text }) => text !== ''),
-    scan(
-      (before: (SessionEvent & { type: 'OVERHEARING' }) | null, { partial: text, speechMs }) => ({
-        type: 'OVERHEARING' as const,
-        partial: text,
-        speechMs,
-        murmured: (before?.murmured ?? false) || holdsLoneLetter(text),
-      }),
-      null,
-    ),
-    filter((event) => event !== null),
+    map((heard): Overhearing => ({ type: 'OVERHEARING', ...heard, murmured: holdsLoneLetter(heard.partial) })),
+    // once a hypothesis of this speech held a lone letter, every later one is murmured too
+    scan((before: Overhearing, event: Overhearing) => ({ ...event, murmured: before.murmured || event.murmured })),
   );
 }
 

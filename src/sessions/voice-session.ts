@@ -12,7 +12,7 @@ import {
 } from '../../machines/session.machine.js';
 import { CallControl } from './call-control.js';
 import { performCallAction } from './perform-action.js';
-import type { IntakeStats, OverrunReason } from '../pipeline/intake/limits.js';
+import { sessionBacklogMs, type IntakeStats, type OverrunReason } from '../pipeline/intake/limits.js';
 import { defaultPlayoutTiming, playout } from '../pipeline/reply/playout.js';
 import type { StoredAgent } from '../schemas/agent.js';
 import type { Session } from '../schemas/session.js';
@@ -143,7 +143,7 @@ export class VoiceSession {
       statementEnd: statementEnds(deps, agent, session.id),
     };
     const smart = agent.endpointing_mode === 'smart';
-    const silence = new HeardSoFar();
+    const silence = new HeardSoFar(sessionBacklogMs(deps.intake));
     const machine = sessionMachine.provide({
       actors: {
         listen: fromEventObservable<SessionEvent, void>(() =>

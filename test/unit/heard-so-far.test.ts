@@ -5,7 +5,8 @@ import { createActor, fromEventObservable, SimulatedClock } from 'xstate';
 import { sessionMachine, type ReplyInput, type SessionEvent } from '../../machines/session.machine.js';
 import { defaultAgentSettings, type StoredAgent } from '../../src/schemas/agent.js';
 import { sessionMachineInput } from '../../src/sessions/machine-input.js';
-import { HeardSoFar, maxSettleMs, maxVadLagMs } from '../../src/sessions/heard-so-far.js';
+import { sessionBacklogMs } from '../../src/pipeline/intake/limits.js';
+import { HeardSoFar, maxSettleMs } from '../../src/sessions/heard-so-far.js';
 
 describe('how far the VAD has heard', () => {
   /**
@@ -40,7 +41,7 @@ describe('how far the VAD has heard', () => {
     expect(settled(1_000, [[0, 900]])).toEqual([maxSettleMs]);
   });
 
-  it('waits past maxSettleMs for the VAD to score audio that has arrived (a loaded machine), maxVadLagMs at most', () => {
+  it('waits past maxSettleMs for the VAD to score audio that has arrived (a loaded machine), the VAD backlog bound at most', () => {
     // the audio up to 1 400 has arrived; the VAD, far behind, reaches the wait's end 600 ms later
     expect(
       settled(1_000, [
@@ -50,7 +51,7 @@ describe('how far the VAD has heard', () => {
       ]),
     ).toEqual([600]);
     // a VAD that never gets there holds the turn no longer than its backlog bound
-    expect(settled(1_000, [[0, 400, 1_400]])).toEqual([maxVadLagMs]);
+    expect(settled(1_000, [[0, 400, 1_400]])).toEqual([sessionBacklogMs()]);
   });
 });
 

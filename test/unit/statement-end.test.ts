@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { finalPitch, SpeakerPitch } from '../../src/pipeline/turn/final-pitch.js';
+import { endTrack, pitchOfTrack, SpeakerPitch } from '../../src/pipeline/turn/final-pitch.js';
 import { fadedOut, finalFade, minFadeShare } from '../../src/pipeline/turn/final-fade.js';
 import { pitchTrack } from '../../src/pipeline/turn/pitch-track.js';
 import { SentenceEndLm } from '../../src/pipeline/turn/sentence-end-lm.js';
@@ -44,15 +44,17 @@ describe('the pitch track', () => {
 });
 
 describe('the final pitch and the speaker floor', () => {
+  const finalPitch = (audio: Int16Array, speaker?: SpeakerPitch) => pitchOfTrack(endTrack(audio, rate), speaker);
+
   it('tells a falling end from a rising one, against the floor learnt over the session', () => {
     const speaker = new SpeakerPitch();
-    const falling = finalPitch(glide(200, 120), rate, speaker)!;
+    const falling = finalPitch(glide(200, 120), speaker)!;
     expect(falling.endHz).toBeLessThan(falling.medianHz);
-    const rising = finalPitch(glide(140, 220), rate, speaker)!;
+    const rising = finalPitch(glide(140, 220), speaker)!;
     expect(rising.endHz).toBeGreaterThan(rising.medianHz);
     expect(speaker.floorHz!).toBeGreaterThan(115);
     expect(speaker.floorHz!).toBeLessThan(140);
-    expect(finalPitch(new Int16Array(rate), rate)).toBeNull();
+    expect(finalPitch(new Int16Array(rate))).toBeNull();
   });
 });
 

@@ -18,6 +18,14 @@ export const defaultIntakeLimits: Readonly<IntakeLimits> = Object.freeze({
   processBacklogBytes: 32 * 1024 * 1024,
 });
 
+/** Bytes in a ms of the audio the VAD reads (16 kHz PCM16). */
+const vadBytesPerMs = 32;
+
+/** How much audio (ms) one session may have waiting for the VAD: past it, more is dropped unscored. */
+export function sessionBacklogMs(limits: Partial<IntakeLimits> = {}): number {
+  return (limits.sessionBacklogBytes ?? defaultIntakeLimits.sessionBacklogBytes) / vadBytesPerMs;
+}
+
 /** Why inbound audio was dropped. */
 export type OverrunReason = 'faster_than_real_time' | 'session_backlog' | 'process_backlog';
 

@@ -15,19 +15,17 @@ const minVoicedFrames = 10;
 const windowMs = 2_000;
 
 /**
- * Where `audio` (mono PCM16 at a multiple of 4 kHz) ends in pitch, from its last 2 s; null when
- * too little of it is voiced. `speaker` learns the voiced frames.
+ * The pitch track of the end of `audio` (mono PCM16 at a multiple of 4 kHz: its last 2 s) that the
+ * final pitch and the fade are read from.
  */
-export function finalPitch(audio: Int16Array, sampleRate: number, speaker?: SpeakerPitch): FinalPitch | null {
-  return pitchOfTrack(endTrack(audio, sampleRate), speaker);
-}
-
-/** The pitch track of the end of `audio` (its last 2 s) that the final pitch and fade are read from. */
 export function endTrack(audio: Int16Array, sampleRate: number): PitchFrame[] {
   return pitchTrack(audio.subarray(Math.max(0, audio.length - (sampleRate * windowMs) / 1_000)), sampleRate);
 }
 
-/** `finalPitch` of a track `endTrack` made. */
+/**
+ * Where the utterance of `track` (from `endTrack`) ends in pitch; null when too little of it is
+ * voiced. `speaker` learns the voiced frames.
+ */
 export function pitchOfTrack(track: readonly PitchFrame[], speaker?: SpeakerPitch): FinalPitch | null {
   const voiced: [frame: number, hz: number][] = [];
   track.forEach((f, k) => {

@@ -58,7 +58,7 @@ export class StatementEnd {
     const aboveFloor = pitch === null || floor === null ? null : semitones(pitch.endHz, floor);
     const falls = fall !== null && aboveFloor !== null && fall <= minFall && aboveFloor <= maxAboveFloor;
     const ending = finalFade(track);
-    // with the voice check off, nothing is read from the audio
+    // with the voice check off, neither the pitch nor the fade counts (both are still logged)
     const faded = !pitchCheck || fadedOut(ending);
     return {
       complete: lm >= lmThreshold && (!pitchCheck || (falls && faded)),
